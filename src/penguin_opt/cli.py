@@ -1,0 +1,147 @@
+"""penguin-opt: run penguin-opt and MLIR passes on a program, mlir-opt style.
+
+Exit codes: 0 success; 1 the input cannot be read or a pass failed (one line on stderr,
+``file:line:col: error: ...``, no output file written); 2 usage error (bad flags, unknown
+pass or option). ``--debug`` adds the Python traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import traceback
+
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, exit 2
+        raise UsageError(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="penguin-opt",
+        description="Run the Neuron hlo2penguin canonicalization passes (and any MLIR pass) "
+        "on MLIR, StableHLO artifacts, HLO text or HLO protos.",
+    )
+    p.add_argument("input", nargs="?", default="-", help="input file, or - for stdin")
+    p.add_argument("-o", dest="output", default="-", help="output file (default stdout)")
+    p.add_argument(
+        "-p", "--passes", dest="pipeline", default=None,
+        help="pipeline, e.g. 'inline,stablehlo-canonicalize-for-penguin{"
+        "broadcast-num-elements-to-fold=4096}'",
+    )
+    p.add_argument("--pass-statistics", action="store_true",
+                   help="print per-rewriter matched/rewritten/skipped counts to stderr")
+    p.add_argument("--mlir-timing", action="store_true",
+                   help="print MLIR's execution time report to stderr")
+    p.add_argument("--mlir-print-ir-after-all", action="store_true",
+                   help="print the IR after every pass to stderr")
+    p.add_argument("--mlir-print-op-generic", action="store_true",
+                   help="print the output in MLIR's generic op form")
+    p.add_argument("--mlir-print-debuginfo", action="store_true",
+                   help="print locations in the output")
+    p.add_argument("--list-passes", action="store_true",
+                   help="list penguin-opt passes and their options, then exit")
+    p.add_argument("--debug", action="store_true", help="show Python tracebacks on errors")
+    return p
+
+
+def list_passes(out=sys.stdout) -> None:
+    from .passes import PASSES
+
+    for name, cls in PASSES.items():
+        print(f"{name}: {cls.summary}", file=out)
+        for f in cls.options():
+            choices = f.metadata.get("choices")
+            extra = f" (one of {', '.join(choices)})" if choices else ""
+            print(f"  {cls.option_name(f)}={f.default}{extra}: {f.metadata['help']}", file=out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    debug = "--debug" in argv
+    try:
+        return _main(argv)
+    except UsageError as err:
+        if debug:
+            traceback.print_exc()
+        print(f"penguin-opt: error: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
+
+
+def _main(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    if args.list_passes:
+        list_passes()
+        return EXIT_OK
+    if not args.pipeline:
+        raise UsageError("no pipeline: pass -p PIPELINE (see --list-passes)")
+    if args.output != "-" and args.input != "-":
+        if os.path.exists(args.output) and os.path.samefile(args.input, args.output):
+            raise UsageError(f"refusing to overwrite the input file '{args.input}'")
+
+    from jaxlib.mlir import ir
+
+    from .api import load_source
+    from .io import InputError, format_mlir_error, module_text, read_source, write_atomically
+    from .passes.base import PassError, RunState
+    from .pipeline import Pipeline, PipelineError, print_statistics
+
+    try:
+        pipeline = Pipeline(args.pipeline)
+    except PipelineError as err:
+        raise UsageError(str(err)) from None
+
+    state = RunState()
+    name = args.input if args.input != "-" else "<stdin>"
+    try:
+        source = read_source(args.input)
+        module = load_source(source)
+        with module.context:
+            pipeline._native_check(module.context)
+            pipeline.run(
+                module, state, timing=args.mlir_timing,
+                print_ir_after_all=args.mlir_print_ir_after_all,
+                print_generic=args.mlir_print_op_generic,
+            )
+            text = module_text(module, generic=args.mlir_print_op_generic,
+                               debug_info=args.mlir_print_debuginfo)
+    except PipelineError as err:
+        raise UsageError(str(err)) from None
+    except InputError as err:
+        return _fail(str(err), args.debug, state)
+    except PassError as err:
+        return _fail(err.diagnostic.render(name), args.debug, state)
+    except ir.MLIRError as err:
+        return _fail(format_mlir_error(err, name), args.debug, state)
+    except Exception as err:  # an internal error: still one line, exit 1
+        return _fail(f"{name}: error: internal error: {type(err).__name__}: {err}", args.debug,
+                     state)
+    for diag in state.diagnostics:
+        print(diag.render(name), file=sys.stderr)
+    if args.pass_statistics:
+        print_statistics(state)
+    write_atomically(args.output, text)
+    return EXIT_OK
+
+
+def _fail(line: str, debug: bool, state) -> int:
+    if debug:
+        traceback.print_exc()
+    for diag in state.diagnostics:
+        print(diag.render("-"), file=sys.stderr)
+    print(line, file=sys.stderr)
+    return EXIT_FAILURE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,206 @@
+"""Dense elements attributes <-> numpy arrays, for every element type jaxlib can parse.
+
+Reading uses the attribute's buffer where the bindings offer one (i1, 8-64 bit integers,
+f16/f32/f64); for the other types (bf16, the f8/f6/f4 kinds, i2/i4, complex) it reads the
+printer's text, which is hex for attributes of more than 100 elements and round-trippable
+decimal (or hex bit patterns for NaN/Inf) below that. Writing always goes through a raw
+bit-castable buffer, so values are stored bit for bit. No per-element Python work happens
+for large attributes.
+"""
+
+from __future__ import annotations
+
+import re
+
+import ml_dtypes
+import numpy as np
+from jaxlib.mlir import ir
+
+_FLOAT_DTYPES: dict[str, np.dtype] = {
+    "f64": np.dtype(np.float64),
+    "f32": np.dtype(np.float32),
+    "f16": np.dtype(np.float16),
+    "bf16": np.dtype(ml_dtypes.bfloat16),
+    "f8E4M3FN": np.dtype(ml_dtypes.float8_e4m3fn),
+    "f8E5M2": np.dtype(ml_dtypes.float8_e5m2),
+    "f8E4M3FNUZ": np.dtype(ml_dtypes.float8_e4m3fnuz),
+    "f8E5M2FNUZ": np.dtype(ml_dtypes.float8_e5m2fnuz),
+    "f8E4M3B11FNUZ": np.dtype(ml_dtypes.float8_e4m3b11fnuz),
+    "f8E4M3": np.dtype(ml_dtypes.float8_e4m3),
+    "f8E3M4": np.dtype(ml_dtypes.float8_e3m4),
+    "f8E8M0FNU": np.dtype(ml_dtypes.float8_e8m0fnu),
+    "f6E2M3FN": np.dtype(ml_dtypes.float6_e2m3fn),
+    "f6E3M2FN": np.dtype(ml_dtypes.float6_e3m2fn),
+    "f4E2M1FN": np.dtype(ml_dtypes.float4_e2m1fn),
+}
+_INT_DTYPES: dict[str, np.dtype] = {
+    "i1": np.dtype(np.bool_),
+    "i2": np.dtype(ml_dtypes.int2),
+    "i4": np.dtype(ml_dtypes.int4),
+    "i8": np.dtype(np.int8),
+    "i16": np.dtype(np.int16),
+    "i32": np.dtype(np.int32),
+    "i64": np.dtype(np.int64),
+    "ui2": np.dtype(ml_dtypes.uint2),
+    "ui4": np.dtype(ml_dtypes.uint4),
+    "ui8": np.dtype(np.uint8),
+    "ui16": np.dtype(np.uint16),
+    "ui32": np.dtype(np.uint32),
+    "ui64": np.dtype(np.uint64),
+}
+_COMPLEX_DTYPES: dict[str, np.dtype] = {
+    "complex<f32>": np.dtype(np.complex64),
+    "complex<f64>": np.dtype(np.complex128),
+}
+DTYPES: dict[str, np.dtype] = {**_FLOAT_DTYPES, **_INT_DTYPES, **_COMPLEX_DTYPES}
+_MLIR_NAMES: dict[np.dtype, str] = {v: k for k, v in DTYPES.items()}
+
+
+class UnsupportedElementType(ValueError):
+    """The element type has no numpy counterpart here (e.g. index, tf32, quantized)."""
+
+
+def type_key(element_type: ir.Type) -> str:
+    """Canonical spelling of an element type: 'f32', 'ui8', 'complex<f32>'; si* -> i*."""
+    text = str(element_type)
+    if text.startswith("si"):
+        text = text[1:]
+    return text
+
+
+def dtype_of(element_type: ir.Type) -> np.dtype:
+    key = type_key(element_type)
+    try:
+        return DTYPES[key]
+    except KeyError:
+        raise UnsupportedElementType(f"element type {element_type} is not supported") from None
+
+
+def mlir_type_of(dtype: np.dtype) -> ir.Type:
+    return ir.Type.parse(_MLIR_NAMES[np.dtype(dtype)])
+
+
+def is_float_key(key: str) -> bool:
+    return key in _FLOAT_DTYPES
+
+
+def is_complex_key(key: str) -> bool:
+    return key in _COMPLEX_DTYPES
+
+
+def _storage_dtype(dtype: np.dtype) -> np.dtype:
+    """The numpy dtype whose bytes are MLIR's raw storage for one element."""
+    if dtype == np.bool_:
+        return np.dtype(np.bool_)
+    if dtype.kind == "c":
+        return np.dtype(np.float32 if dtype.itemsize == 8 else np.float64)
+    if dtype in (_INT_DTYPES["i2"], _INT_DTYPES["i4"]):
+        return np.dtype(np.int8)
+    if dtype in (_INT_DTYPES["ui2"], _INT_DTYPES["ui4"]):
+        return np.dtype(np.uint8)
+    return np.dtype(f"u{dtype.itemsize}")
+
+
+def _to_storage(array: np.ndarray) -> np.ndarray:
+    dtype = array.dtype
+    storage = _storage_dtype(dtype)
+    if dtype == np.bool_:
+        return np.ascontiguousarray(array)
+    if dtype.kind == "c":
+        return np.ascontiguousarray(array).view(storage)
+    if dtype.itemsize == 1 and storage.kind in "iu" and dtype.kind not in "iu":
+        return np.ascontiguousarray(array).view(storage)
+    if dtype in (_INT_DTYPES["i2"], _INT_DTYPES["i4"], _INT_DTYPES["ui2"], _INT_DTYPES["ui4"]):
+        return array.astype(storage)
+    return np.ascontiguousarray(array).view(storage)
+
+
+def _from_storage(raw: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    if dtype == np.bool_:
+        return raw.astype(np.bool_)
+    if dtype.kind == "c":
+        return raw.view(dtype)
+    if dtype in (_INT_DTYPES["i2"], _INT_DTYPES["i4"], _INT_DTYPES["ui2"], _INT_DTYPES["ui4"]):
+        return raw.astype(dtype)
+    return raw.view(dtype)
+
+
+_NATIVE_BUFFER_KEYS = {
+    "i1", "i8", "i16", "i32", "i64", "ui8", "ui16", "ui32", "ui64", "f16", "f32", "f64",
+}
+_BODY = re.compile(r"^dense<(.*)>\s*:\s*[^:]+$", re.S)
+
+
+def _parse_body(body: str, key: str, dtype: np.dtype) -> np.ndarray:
+    """Parse the text inside ``dense<...>`` (decimal, per-element hex, or raw hex)."""
+    storage = _storage_dtype(dtype)
+    if body.startswith('"0x'):
+        raw = np.frombuffer(bytes.fromhex(body[3:-1]), dtype=storage)
+        if dtype.kind == "c":
+            return raw.view(dtype)
+        return _from_storage(raw, dtype)
+    flat = body.replace("[", "").replace("]", "")
+    if dtype.kind == "c":
+        pairs = re.findall(r"\(([^,()]+),([^,()]+)\)", flat)
+        parts = np.array([_scalar(t.strip(), key[8:-1]) for pair in pairs for t in pair])
+        comp = _FLOAT_DTYPES[key[8:-1]]
+        return parts.astype(comp).view(dtype)
+    tokens = [t.strip() for t in flat.split(",")] if flat.strip() else []
+    if dtype == np.bool_:
+        return np.array([t == "true" or t == "1" for t in tokens], dtype=np.bool_)
+    if dtype.kind in "iu" or key in ("i2", "i4", "ui2", "ui4"):
+        return np.array([int(t, 0) for t in tokens], dtype=object).astype(dtype)
+    values = [_scalar(t, key) for t in tokens]
+    return np.array(values, dtype=dtype) if values else np.zeros(0, dtype)
+
+
+def _scalar(token: str, key: str):
+    """One float token: decimal (round-trippable in its own type) or a hex bit pattern."""
+    dtype = _FLOAT_DTYPES[key]
+    if token.startswith("0x") or token.startswith("0X"):
+        bits = np.array([int(token, 16)], dtype=np.uint64).astype(_storage_dtype(dtype))
+        return bits.view(dtype)[0]
+    return dtype.type(np.float64(token))
+
+
+def read_elements(attr: ir.Attribute) -> np.ndarray:
+    """The values of a DenseElementsAttr as a numpy array of the attribute's shape."""
+    dense = ir.DenseElementsAttr(attr)
+    shaped = ir.ShapedType(dense.type)
+    shape = tuple(shaped.shape)
+    key = type_key(shaped.element_type)
+    dtype = dtype_of(shaped.element_type)
+    if key in _NATIVE_BUFFER_KEYS:
+        arr = np.array(dense, copy=True)
+        if dense.is_splat and arr.shape != shape:
+            arr = np.broadcast_to(arr.reshape(-1)[:1].reshape(()), shape)
+        if arr.dtype != dtype:
+            arr = arr.view(dtype) if arr.dtype.itemsize == dtype.itemsize else arr.astype(dtype)
+        return arr.reshape(shape)
+    match = _BODY.match(str(dense))
+    if match is None:
+        raise UnsupportedElementType(f"cannot read elements of {dense.type}")
+    flat = _parse_body(match.group(1).strip(), key, dtype)
+    size = int(np.prod(shape, dtype=np.int64))
+    if flat.size == 1 and size != 1:
+        return np.broadcast_to(flat.reshape(()), shape)
+    return flat.reshape(shape)
+
+
+def make_elements(array: np.ndarray, shaped_type: ir.Type) -> ir.DenseElementsAttr:
+    """A DenseElementsAttr of ``shaped_type`` holding ``array``'s values bit for bit.
+
+    A uniform array becomes a splat (one stored element), as MLIR's own folders do.
+    """
+    shaped = ir.ShapedType(shaped_type)
+    dtype = dtype_of(shaped.element_type)
+    arr = np.asarray(array)
+    if arr.dtype != dtype:
+        raise TypeError(f"array dtype {arr.dtype} does not match {shaped.element_type}")
+    shape = list(shaped.shape)
+    storage = _to_storage(arr.reshape(-1))
+    if dtype.kind != "c" and storage.size > 1:
+        bits = storage.view(np.uint8).reshape(storage.size, -1)
+        if (bits == bits[:1]).all():
+            storage = storage[:1]
+    return ir.DenseElementsAttr.get(storage, type=shaped.element_type, shape=shape)

@@ -1,0 +1,176 @@
+"""Reading programs by content and writing them without ever leaving a partial file.
+
+Accepted inputs (detected from the bytes, not the file name): MLIR text (pretty or
+generic, penguin-form sorts included), MLIR bytecode, StableHLO portable artifacts, HLO
+text (``HloModule ...``) and serialized HLO module protos (e.g. neuronx-cc's
+``model.hlo_module.pb``). HLO comes in through jaxlib's XLA importer as StableHLO.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import tempfile
+from dataclasses import dataclass
+
+from jaxlib.mlir import ir
+
+from .penguin_sort import parse_allowing_penguin_sorts, parse_text
+
+MLIR_BYTECODE_MAGIC = b"ML\xefR"
+
+
+class InputError(Exception):
+    """The input cannot be read as a program; the message is one line, with a location."""
+
+
+@dataclass(frozen=True)
+class Source:
+    name: str  # what diagnostics call the input ("-" for stdin)
+    data: bytes
+
+
+def read_source(path: str) -> Source:
+    if path == "-":
+        return Source("<stdin>", sys.stdin.buffer.read())
+    try:
+        with open(path, "rb") as f:
+            return Source(path, f.read())
+    except OSError as err:
+        raise InputError(f"{path}: error: cannot read input: {err.strerror}") from None
+
+
+def format_mlir_error(err: ir.MLIRError, default: str) -> str:
+    """MLIR's first error diagnostic as one line: ``file:line:col: error: message``."""
+    diagnostics = list(getattr(err, "error_diagnostics", []) or [])
+    if not diagnostics:
+        text = " ".join(str(err).split())
+        return f"{default}: error: {text}"
+    diag = diagnostics[0]
+    message = " ".join(diag.message.split())
+    where = _where(diag.location, default)
+    notes = [" ".join(n.message.split()) for n in getattr(diag, "notes", [])]
+    extra = f" (note: {notes[0]})" if notes else ""
+    return f"{where}: error: {message}{extra}"
+
+
+_FILE_LOC = re.compile(r'"([^"]*)":(\d+):(\d+)')
+
+
+def _where(loc: ir.Location, default: str) -> str:
+    match = _FILE_LOC.search(str(loc))
+    if not match:
+        return default
+    file = default if match.group(1) in ("-", "") else match.group(1)
+    return f"{file}:{match.group(2)}:{match.group(3)}"
+
+
+def _looks_like_hlo_text(text: str) -> bool:
+    stripped = text.lstrip()
+    return stripped.startswith("HloModule ")
+
+
+def parse_source(source: Source) -> ir.Operation:
+    """Parse ``source`` into a ``builtin.module`` in the current context."""
+    data = source.data
+    if data.startswith(MLIR_BYTECODE_MAGIC):
+        return _parse_bytecode(source)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return _parse_hlo_proto(source)
+    if "\x00" in text:
+        return _parse_hlo_proto(source)
+    if _looks_like_hlo_text(text):
+        return _parse_hlo_text(source, text)
+    try:
+        return _as_module(parse_allowing_penguin_sorts(text, source.name), source)
+    except ir.MLIRError as err:
+        raise InputError(format_mlir_error(err, source.name)) from None
+
+
+def _as_module(op: ir.Operation, source: Source) -> ir.Operation:
+    op = op.operation
+    if op.name != "builtin.module":
+        raise InputError(f"{source.name}: error: expected a builtin.module, found '{op.name}'")
+    return op
+
+
+def _parse_bytecode(source: Source) -> ir.Operation:
+    from jaxlib.mlir.dialects import stablehlo
+
+    ctx = ir.Context.current
+    try:
+        module = stablehlo.deserialize_portable_artifact(ctx, source.data)
+        return module.operation
+    except Exception:  # not a portable artifact: ordinary MLIR bytecode
+        pass
+    try:
+        return _as_module(parse_text(source.data, source.name), source)
+    except ir.MLIRError as err:
+        raise InputError(format_mlir_error(err, source.name)) from None
+
+
+def _import_hlo(proto: bytes, source: Source) -> ir.Operation:
+    from jaxlib import _jax
+
+    try:
+        bytecode = _jax.mlir.hlo_to_stablehlo(proto)
+    except Exception as err:  # XLA status errors
+        message = " ".join(str(err).split())
+        raise InputError(f"{source.name}: error: cannot import HLO: {message}") from None
+    return ir.Operation.parse(bytecode, source_name=source.name).operation
+
+
+def _parse_hlo_text(source: Source, text: str) -> ir.Operation:
+    from jaxlib import _hlo
+
+    try:
+        module = _hlo.hlo_module_from_text(text)
+    except Exception as err:
+        message = " ".join(str(err).split())
+        raise InputError(f"{source.name}: error: invalid HLO text: {message}") from None
+    return _import_hlo(module.as_serialized_hlo_module_proto(), source)
+
+
+def _parse_hlo_proto(source: Source) -> ir.Operation:
+    from jaxlib import _hlo
+
+    try:
+        _hlo.HloModule.from_serialized_hlo_module_proto(source.data)
+    except Exception:
+        raise InputError(
+            f"{source.name}: error: not MLIR text, MLIR bytecode, HLO text or an HLO "
+            "module proto"
+        ) from None
+    return _import_hlo(source.data, source)
+
+
+def module_text(module: ir.Operation, *, generic: bool = False, debug_info: bool = False) -> str:
+    """The module as MLIR text (penguin-form sorts print in generic form)."""
+    return module.get_asm(
+        print_generic_op_form=generic, assume_verified=True, enable_debug_info=debug_info
+    )
+
+
+def write_atomically(path: str, data: str | bytes) -> None:
+    """Write ``path`` via a temporary file in the same directory and a rename."""
+    if path == "-":
+        if isinstance(data, bytes):
+            sys.stdout.buffer.write(data)
+        else:
+            sys.stdout.write(data)
+        sys.stdout.flush()
+        return
+    directory = os.path.dirname(os.path.abspath(path))
+    mode = "wb" if isinstance(data, bytes) else "w"
+    fd, tmp = tempfile.mkstemp(prefix=".penguin-opt-", dir=directory)
+    try:
+        with os.fdopen(fd, mode) as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

@@ -1,0 +1,102 @@
+"""Small helpers over jaxlib's MLIR Python bindings (no IR of our own)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from jaxlib.mlir import ir
+
+_LOC = re.compile(r'loc\((?:[^"]*?)?"([^"]*)":(\d+):(\d+)')
+
+
+def attrs_of(op: ir.Operation) -> dict[str, ir.Attribute]:
+    """All attributes of an op (inherent and discardable) by name."""
+    attributes = op.attributes
+    return {name: attributes[name] for name in attributes}
+
+
+def create(
+    name: str,
+    results: Sequence[ir.Type],
+    operands: Sequence[ir.Value],
+    attributes: dict[str, ir.Attribute] | None,
+    *,
+    before: ir.Operation,
+    loc: ir.Location | None = None,
+    regions: int = 0,
+) -> ir.Operation:
+    """Create ``name`` immediately before ``before`` (the builder's insertion point)."""
+    return ir.Operation.create(
+        name,
+        results=list(results),
+        operands=list(operands),
+        attributes=attributes or {},
+        regions=regions,
+        loc=loc if loc is not None else before.location,
+        ip=ir.InsertionPoint(before),
+    )
+
+
+def replace_op(op: ir.Operation, values: Sequence[ir.Value]) -> None:
+    """Redirect every use of ``op``'s results to ``values`` (RAUW), then erase ``op``."""
+    for old, new in zip(op.results, values, strict=True):
+        old.replace_all_uses_with(new)
+    op.erase()
+
+
+def has_uses(op: ir.Operation) -> bool:
+    return any(True for r in op.results for _ in r.uses)
+
+
+def defining_op_of(value: ir.Value) -> ir.Operation | None:
+    """The op defining ``value`` (None for block arguments)."""
+    owner = value.owner
+    if isinstance(owner, ir.Block):
+        return None
+    return owner.operation
+
+
+def static_shape(t: ir.Type) -> tuple[int, ...] | None:
+    """The shape of a ranked tensor type with only static dims, else None."""
+    if not isinstance(t, ir.RankedTensorType):
+        return None
+    shaped = ir.RankedTensorType(t)
+    if not shaped.has_static_shape:
+        return None
+    return tuple(shaped.shape)
+
+
+def location_triple(loc: ir.Location) -> tuple[str, int, int] | None:
+    """(file, line, column) of the first file location inside ``loc``, if any."""
+    match = _LOC.search(str(loc))
+    if match is None:
+        return None
+    return match.group(1), int(match.group(2)), int(match.group(3))
+
+
+def i64_values(attr: ir.Attribute) -> list[int]:
+    """Integers of a DenseI64ArrayAttr or a DenseIntElementsAttr (row-major)."""
+    if isinstance(attr, ir.DenseI64ArrayAttr):
+        return list(ir.DenseI64ArrayAttr(attr))
+    if isinstance(attr, ir.DenseBoolArrayAttr):
+        return [int(b) for b in ir.DenseBoolArrayAttr(attr)]
+    import numpy as np
+
+    from .elements import read_elements
+
+    return [int(v) for v in np.asarray(read_elements(attr)).reshape(-1)]
+
+
+def ops_named(root: ir.Operation, names: Iterable[str]) -> list[ir.Operation]:
+    """Every op under ``root`` whose name is in ``names``, in post-order."""
+    wanted = frozenset(names)
+    found: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name in wanted:
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    root.walk(visit, ir.WalkOrder.POST_ORDER)
+    return found

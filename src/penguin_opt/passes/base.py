@@ -1,0 +1,191 @@
+"""Pass, option and statistics plumbing shared by every penguin-opt pass.
+
+A pass is a small frozen dataclass: ``name`` is its kebab-case pipeline name, its fields
+are its options (spelled kebab-case in pipelines, ``name{opt=value other=value}`` as in
+mlir-opt), and ``run`` transforms a ``builtin.module``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import shlex
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from jaxlib.mlir import ir
+
+from ..ir_util import location_triple
+
+
+class Severity(enum.Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    REMARK = "remark"
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    severity: Severity
+    message: str
+    location: str  # str(ir.Location), kept as text so it outlives the IR
+
+    def render(self, default_file: str = "-") -> str:
+        where = location_triple_text(self.location, default_file)
+        prefix = f"{where}: " if where else f"{default_file}: "
+        return f"{prefix}{self.severity.value}: {self.message}"
+
+
+def location_triple_text(loc_text: str, default_file: str = "-") -> str | None:
+    """``file:line:col`` of a location's text; MLIR's nameless buffer ``-`` -> default_file."""
+    from ..ir_util import _LOC
+
+    match = _LOC.search(loc_text)
+    if match is None:
+        return None
+    file = default_file if match.group(1) in ("-", "") else match.group(1)
+    return f"{file}:{match.group(2)}:{match.group(3)}"
+
+
+class PassError(Exception):
+    """A pass failed with a diagnostic (MLIR's emitOpError + signalPassFailure)."""
+
+    def __init__(self, diagnostic: Diagnostic):
+        super().__init__(diagnostic.message)
+        self.diagnostic = diagnostic
+
+
+def op_error(op: ir.Operation, message: str) -> PassError:
+    """The error MLIR's ``op->emitOpError(message)`` produces, at the op's location."""
+    return PassError(Diagnostic(Severity.ERROR, f"'{op.name}' op {message}", str(op.location)))
+
+
+@dataclass
+class RewriterStats:
+    """How many root ops a rewriter saw, rewrote, and skipped (by reason)."""
+
+    matched: int = 0
+    rewritten: int = 0
+    skipped: Counter = field(default_factory=Counter)
+
+    def skip(self, reason: str) -> None:
+        self.skipped[reason] += 1
+
+
+@dataclass
+class RunState:
+    """What one pipeline run reports besides the IR: statistics and diagnostics."""
+
+    statistics: dict[str, dict[str, RewriterStats]] = field(default_factory=dict)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    def rewriter(self, pass_name: str, rewriter: str) -> RewriterStats:
+        per_pass = self.statistics.setdefault(pass_name, {})
+        return per_pass.setdefault(rewriter, RewriterStats())
+
+    def emit(self, severity: Severity, op: ir.Operation, message: str) -> None:
+        self.diagnostics.append(Diagnostic(severity, message, str(op.location)))
+
+
+class OptionError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class ModulePass:
+    """Base of every penguin-opt pass; subclasses are frozen dataclasses."""
+
+    name: ClassVar[str]
+    summary: ClassVar[str]
+
+    def run(self, module: ir.Operation, state: RunState) -> None:  # pragma: no cover
+        raise NotImplementedError
+
+    @classmethod
+    def options(cls) -> list[dataclasses.Field]:
+        return [f for f in dataclasses.fields(cls) if f.init]
+
+    @classmethod
+    def option_name(cls, f: dataclasses.Field) -> str:
+        return f.name.replace("_", "-")
+
+    @classmethod
+    def from_options(cls, text: str) -> ModulePass:
+        """Build the pass from MLIR option syntax: ``key=value key2=value2``."""
+        fields = {cls.option_name(f): f for f in cls.options()}
+        values: dict[str, Any] = {}
+        try:
+            tokens = shlex.split(text)
+        except ValueError as err:
+            raise OptionError(f"{cls.name}: malformed options '{text}': {err}") from None
+        for token in tokens:
+            key, sep, raw = token.partition("=")
+            if key not in fields:
+                known = ", ".join(sorted(fields)) or "none"
+                raise OptionError(f"{cls.name}: unknown option '{key}' (options: {known})")
+            f = fields[key]
+            if not sep:
+                if f.type not in (bool, "bool"):
+                    raise OptionError(f"{cls.name}: option '{key}' needs a value")
+                raw = "true"
+            values[f.name] = _parse_value(cls.name, key, f, raw)
+        return cls(**values)
+
+    def option_text(self) -> str:
+        parts = []
+        for f in self.options():
+            value = getattr(self, f.name)
+            if isinstance(value, bool):
+                value = "true" if value else "false"
+            parts.append(f"{self.option_name(f)}={value}")
+        return " ".join(parts)
+
+
+def _parse_value(pass_name: str, key: str, f: dataclasses.Field, raw: str) -> Any:
+    kind = f.type
+    choices = f.metadata.get("choices")
+    if choices is not None:
+        if raw not in choices:
+            raise OptionError(
+                f"{pass_name}: option '{key}' must be one of {', '.join(choices)}, got '{raw}'"
+            )
+        return raw
+    if kind in (bool, "bool"):
+        lowered = raw.lower()
+        if lowered in ("true", "1", "on"):
+            return True
+        if lowered in ("false", "0", "off"):
+            return False
+        raise OptionError(f"{pass_name}: option '{key}' expects true/false, got '{raw}'")
+    if kind in (int, "int"):
+        try:
+            value = int(raw, 0)
+        except ValueError:
+            raise OptionError(
+                f"{pass_name}: option '{key}' expects an integer, got '{raw}'"
+            ) from None
+        minimum = f.metadata.get("min")
+        if minimum is not None and value < minimum:
+            raise OptionError(f"{pass_name}: option '{key}' must be >= {minimum}, got {value}")
+        return value
+    return raw
+
+
+def option(default: Any, help: str, **metadata: Any) -> Any:
+    """A pass option field with its help text (shown by ``penguin-opt --list-passes``)."""
+    return field(default=default, metadata={"help": help, **metadata})
+
+
+__all__ = [
+    "Diagnostic",
+    "ModulePass",
+    "OptionError",
+    "PassError",
+    "RewriterStats",
+    "RunState",
+    "Severity",
+    "location_triple",
+    "op_error",
+    "option",
+]

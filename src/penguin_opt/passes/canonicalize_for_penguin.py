@@ -1,0 +1,146 @@
+"""canonicalize-for-penguin / stablehlo-canonicalize-for-penguin (CanonicalizeForTensorizer).
+
+The MHLO pass and its StableHLO twin are one implementation parameterized by dialect. One
+``runOnOperation`` is a single forward sweep of the seed's rewriters in the seed's fixed
+order over the main function (or every function with ``all-functions=true``): no
+fixed-point iteration, no folding, CSE or DCE beyond what each rewriter does itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from jaxlib.mlir import ir
+
+from ..dialect import MHLO, STABLEHLO, Dialect
+from ..ir_util import ops_named
+from .base import Diagnostic, ModulePass, PassError, RunState, Severity, option
+from .penguin_rewriters import (
+    CanonicalizeTupleOp,
+    FuseIotaSort,
+    LowerResizeNearestGrad,
+    RemoveDeadZeroSizedTensorOps,
+    ReplaceBroadcastInDimWithConstants,
+    ReplaceBroadcastsWithBroadcastInDim,
+    ReplaceConvertsWithConstants,
+    ReplaceGetDimensionSize,
+    ReplaceInvalidBackendConfigs,
+    Rewriter,
+)
+
+DEFAULT_BROADCAST_BUDGET = 65536
+
+
+@dataclass(frozen=True)
+class CanonicalizeForPenguin(ModulePass):
+    """canonicalize-for-penguin: the eight CanonicalizeForTensorizer rewriters on MHLO."""
+
+    name: ClassVar[str] = "canonicalize-for-penguin"
+    summary: ClassVar[str] = "CanonicalizeForTensorizer's eight rewriters, on MHLO ops"
+    dialect: ClassVar[Dialect] = MHLO
+
+    broadcast_num_elements_to_fold: int = option(
+        DEFAULT_BROADCAST_BUDGET,
+        "fold broadcast_in_dim(constant) only when the result has at most this many elements",
+        min=0,
+    )
+    resize_nearest_grad_mode: str = option(
+        "mean",
+        "ResizeNearestGrad lowering: 'mean' (the seed: window sum / window volume) or "
+        "'sum' (the gradient of nearest upsampling in torch and TF)",
+        choices=("mean", "sum"),
+    )
+    all_functions: bool = option(
+        False, "run on every function, not only the main one (the seed's scope)"
+    )
+
+    def rewriters(self) -> tuple[Rewriter, ...]:
+        """The seed's dispatch order (runOnOperation, CERTAIN)."""
+        return (
+            FuseIotaSort(),                                                         # 1
+            CanonicalizeTupleOp(),                                                  # 2
+            ReplaceGetDimensionSize(),                                              # 3
+            ReplaceConvertsWithConstants(),                                         # 4
+            ReplaceInvalidBackendConfigs(),                                         # 5
+            LowerResizeNearestGrad(mode=self.resize_nearest_grad_mode),             # 6
+            ReplaceBroadcastsWithBroadcastInDim(),                                  # 7
+            ReplaceBroadcastInDimWithConstants(budget=self.broadcast_num_elements_to_fold),  # 8
+        )
+
+    def run(self, module: ir.Operation, state: RunState) -> None:
+        from .sweep import Sweep, collect
+
+        functions = target_functions(module, self.all_functions, self.name)
+        rewriters = self.rewriters()
+        d = self.dialect
+        worklists = collect(functions, {d.op(r.root) for r in rewriters if r.root != "*"})
+        sweep = Sweep(d, self.name, state, worklists)
+        for rewriter in rewriters:
+            if rewriter.root == "*":
+                ops = [op for f in functions for op in ops_named_all(f)]
+            else:
+                ops = worklists[d.op(rewriter.root)]
+            rewriter.run(ops, sweep)
+
+
+@dataclass(frozen=True)
+class StablehloCanonicalizeForPenguin(CanonicalizeForPenguin):
+    """stablehlo-canonicalize-for-penguin: the same rewriters on StableHLO ops, then
+    removeDeadZeroSizedTensorOps (the twin's extra rewriter; placed last, see seed-notes)."""
+
+    name: ClassVar[str] = "stablehlo-canonicalize-for-penguin"
+    summary: ClassVar[str] = (
+        "CanonicalizeForTensorizer's rewriters on StableHLO ops, plus "
+        "removeDeadZeroSizedTensorOps"
+    )
+    dialect: ClassVar[Dialect] = STABLEHLO
+
+    def rewriters(self) -> tuple[Rewriter, ...]:
+        return (*super().rewriters(), RemoveDeadZeroSizedTensorOps())               # 9
+
+
+def ops_named_all(root: ir.Operation) -> list[ir.Operation]:
+    """Every op strictly inside ``root``, post-order."""
+    found: list[ir.Operation] = []
+
+    def visit(op):
+        found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    for region in root.regions:
+        for block in region.blocks:
+            for op in block.operations:
+                op.operation.walk(visit, ir.WalkOrder.POST_ORDER)
+    return found
+
+
+def target_functions(module: ir.Operation, all_functions: bool, pass_name: str):
+    """The seed's getMainFunction: ``@main``, else the only public function."""
+    top = [op.operation for op in module.regions[0].blocks[0].operations]
+    funcs = [op for op in top if op.name == "func.func"]
+    if all_functions:
+        return funcs
+    for f in funcs:
+        if ir.StringAttr(f.attributes["sym_name"]).value == "main":
+            return [f]
+    public = [
+        f for f in funcs
+        if "sym_visibility" not in f.attributes
+        or ir.StringAttr(f.attributes["sym_visibility"]).value == "public"
+    ]
+    if len(public) == 1:
+        return public
+    names = ", ".join("@" + ir.StringAttr(f.attributes["sym_name"]).value for f in public)
+    raise PassError(
+        Diagnostic(
+            Severity.ERROR,
+            f"{pass_name}: cannot find the main function: no @main and {len(public)} public "
+            f"functions ({names or 'none'}); name one @main or pass "
+            f"'{pass_name}{{all-functions=true}}'",
+            str(module.location),
+        )
+    )
+
+
+__all__ = ["CanonicalizeForPenguin", "StablehloCanonicalizeForPenguin", "ops_named"]

@@ -1,0 +1,148 @@
+"""The penguin-form sort: ``sort(%data)`` with two results, made by fuseIotaSort.
+
+fuseIotaSort drops the iota index operand of an argsort: ``sort(%data, iota)`` becomes
+``sort(%data)`` whose results are unchanged (result 0 = sorted data, result 1 = the
+positions along the sort dimension, permuted alongside the data; the comparator keeps its
+four block arguments). The stock SortOp verifier rejects this form, so this module:
+
+* detects it (:func:`is_penguin_sort`),
+* re-expands it with its index ramp (:func:`expand`), which gives back exactly the program
+  before fuseIotaSort; executing that is what the penguin form means,
+* verifies a module by verifying an expanded clone (:func:`verify`),
+* reads it back from text (:func:`parse_allowing_penguin_sorts`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from jaxlib.mlir import ir
+
+from .ir_util import attrs_of, create, ops_named, replace_op
+
+SORT_NAMES = ("mhlo.sort", "stablehlo.sort")
+_UNVERIFIED_PREFIX = "penguin_unverified."
+
+
+def is_penguin_sort(op: ir.Operation) -> bool:
+    return op.name in SORT_NAMES and len(op.operands) + 1 == len(op.results)
+
+
+def penguin_sorts(root: ir.Operation) -> list[ir.Operation]:
+    return [op for op in ops_named(root, SORT_NAMES) if is_penguin_sort(op)]
+
+
+def rebuild_sort(
+    sort: ir.Operation, operands: list[ir.Value], name: str | None = None
+) -> ir.Operation:
+    """A sort with ``operands``, ``sort``'s results, attributes and comparator; replaces it."""
+    new = create(
+        name or sort.name,
+        [r.type for r in sort.results],
+        operands,
+        attrs_of(sort),
+        before=sort,
+        regions=1,
+    )
+    sort.regions[0].blocks[0].append_to(new.regions[0])
+    replace_op(sort, list(new.results))
+    return new
+
+
+def expand(root: ir.Operation) -> int:
+    """Re-insert the index ramp of every penguin-form sort under ``root``; returns the count."""
+    sorts = penguin_sorts(root)
+    for sort in sorts:
+        prefix = sort.name.split(".")[0]
+        dim = sort.attributes["dimension"]
+        index_type = sort.results[len(sort.operands)].type
+        iota = create(
+            f"{prefix}.iota", [index_type], [], {"iota_dimension": dim}, before=sort
+        )
+        rebuild_sort(sort, [*sort.operands, iota.result])
+    return len(sorts)
+
+
+def verify(module_op: ir.Operation) -> None:
+    """MLIR's verifier, reading penguin-form sorts as their expanded meaning.
+
+    Raises ``ir.MLIRError`` with MLIR's own diagnostics on failure.
+    """
+    if not penguin_sorts(module_op):
+        module_op.verify()
+        return
+    clone = module_op.clone()
+    try:
+        expand(clone)
+        clone.verify()
+    finally:
+        clone.erase()
+
+
+_SORT_TEXT = re.compile(r'"(mhlo|stablehlo)\.sort"\(')
+_PROPS = re.compile(r"<(\{.*\})>")
+
+
+def parse_allowing_penguin_sorts(text: str | bytes, source_name: str) -> ir.Operation:
+    """Parse a module whose sorts may be in penguin form (the stock parser rejects them).
+
+    Tries the ordinary (verifying) parse first; if that fails and the text has sorts, the
+    sorts are parsed as unregistered ops, rebuilt as real sorts, and the module is verified
+    with :func:`verify`. Any other error is MLIR's own.
+    """
+    try:
+        return parse_text(text, source_name)
+    except ir.MLIRError:
+        if isinstance(text, bytes) or not _SORT_TEXT.search(text):
+            raise
+        first_error = __import__("sys").exc_info()[1]
+    renamed = _SORT_TEXT.sub(lambda m: f'"{_UNVERIFIED_PREFIX}{m.group(1)}_sort"(', text)
+    ctx = ir.Context.current
+    ctx.allow_unregistered_dialects = True
+    try:
+        try:
+            module = parse_text(renamed, source_name)
+        except ir.MLIRError:
+            raise first_error from None
+        names = [f"{_UNVERIFIED_PREFIX}{p}_sort" for p in ("mhlo", "stablehlo")]
+        for op in ops_named(module, names):
+            _restore_sort(op)
+    finally:
+        ctx.allow_unregistered_dialects = False
+    verify(module)
+    return module
+
+
+def parse_text(text: str | bytes, source_name: str) -> ir.Operation:
+    """Parse like mlir-opt: a lone ``module`` as is, anything else in an implicit module.
+
+    The implicit-module path (MLIR's ``Module.parse``) names the buffer ``-``; diagnostics
+    substitute the real source name for it.
+    """
+    try:
+        op = ir.Operation.parse(text, source_name=source_name).operation
+        if op.name == "builtin.module":
+            return op
+    except ir.MLIRError as err:
+        if "single top-level operation" not in str(err):
+            raise
+    return ir.Module.parse(text).operation
+
+
+def _restore_sort(op: ir.Operation) -> None:
+    """Turn an unregistered stand-in back into the real sort, properties included."""
+    header = op.get_asm(print_generic_op_form=True, skip_regions=True)
+    attributes = attrs_of(op)
+    props = _PROPS.search(header.split("\n", 1)[0])
+    if props:
+        inherent = ir.DictAttr(ir.Attribute.parse(props.group(1)))
+        for i in range(len(inherent)):
+            named = inherent[i]
+            attributes[named.name] = named.attr
+    prefix = op.name[len(_UNVERIFIED_PREFIX) : -len("_sort")]
+    new = create(
+        f"{prefix}.sort", [r.type for r in op.results], list(op.operands), attributes,
+        before=op, regions=1,
+    )
+    op.regions[0].blocks[0].append_to(new.regions[0])
+    replace_op(op, list(new.results))
