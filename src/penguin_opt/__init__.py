@@ -6,5 +6,13 @@ from .passes import PASSES
 from .passes.base import PassError
 from .pipeline import PipelineError
 
-__all__ = ["PASSES", "PassError", "PipelineError", "Result", "load", "make_context", "run",
-           "to_text"]
+__all__ = [
+    "PASSES",
+    "PassError",
+    "PipelineError",
+    "Result",
+    "load",
+    "make_context",
+    "run",
+    "to_text",
+]

@@ -1,10 +1,10 @@
 """Python API: load a program, run a pipeline, print the result.
 
-    import penguin_opt
-    module = penguin_opt.load("model.mlir")            # or text, bytes, jax Lowered
-    result = penguin_opt.run(module, "stablehlo-canonicalize-for-penguin")
-    print(result.statistics)                            # per pass, per rewriter
-    print(penguin_opt.to_text(module))
+import penguin_opt
+module = penguin_opt.load("model.mlir")            # or text, bytes, jax Lowered
+result = penguin_opt.run(module, "stablehlo-canonicalize-for-penguin")
+print(result.statistics)                            # per pass, per rewriter
+print(penguin_opt.to_text(module))
 """
 
 from __future__ import annotations

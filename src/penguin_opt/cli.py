@@ -33,22 +33,49 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("input", nargs="?", default="-", help="input file, or - for stdin")
     p.add_argument("-o", dest="output", default="-", help="output file (default stdout)")
     p.add_argument(
-        "-p", "--passes", dest="pipeline", default=None,
+        "-p",
+        "--passes",
+        dest="pipeline",
+        default=None,
         help="pipeline, e.g. 'inline,stablehlo-canonicalize-for-penguin{"
         "broadcast-num-elements-to-fold=4096}'",
     )
-    p.add_argument("--pass-statistics", action="store_true",
-                   help="print per-rewriter matched/rewritten/skipped counts to stderr")
-    p.add_argument("--mlir-timing", action="store_true",
-                   help="print MLIR's execution time report to stderr")
-    p.add_argument("--mlir-print-ir-after-all", action="store_true",
-                   help="print the IR after every pass to stderr")
-    p.add_argument("--mlir-print-op-generic", action="store_true",
-                   help="print the output in MLIR's generic op form")
-    p.add_argument("--mlir-print-debuginfo", action="store_true",
-                   help="print locations in the output")
-    p.add_argument("--list-passes", action="store_true",
-                   help="list penguin-opt passes and their options, then exit")
+    p.add_argument(
+        "--pass-statistics",
+        action="store_true",
+        help="print per-rewriter matched/rewritten/skipped counts to stderr",
+    )
+    p.add_argument(
+        "--mlir-timing", action="store_true", help="print MLIR's execution time report to stderr"
+    )
+    p.add_argument(
+        "--mlir-print-ir-after-all",
+        action="store_true",
+        help="print the IR after every pass to stderr",
+    )
+    p.add_argument(
+        "--mlir-print-op-generic",
+        action="store_true",
+        help="print the output in MLIR's generic op form",
+    )
+    p.add_argument(
+        "--mlir-print-debuginfo", action="store_true", help="print locations in the output"
+    )
+    p.add_argument(
+        "--split-input-file",
+        action="store_true",
+        help="run each '// -----' chunk of the input on its own",
+    )
+    p.add_argument(
+        "--verify-diagnostics",
+        action="store_true",
+        help="check diagnostics against expected-error/warning/remark comments",
+    )
+    p.add_argument(
+        "--list-passes",
+        action="store_true",
+        help="list penguin-opt passes and their options, then exit",
+    )
     p.add_argument("--debug", action="store_true", help="show Python tracebacks on errors")
     return p
 
@@ -89,11 +116,8 @@ def _main(argv: list[str]) -> int:
         if os.path.exists(args.output) and os.path.samefile(args.input, args.output):
             raise UsageError(f"refusing to overwrite the input file '{args.input}'")
 
-    from jaxlib.mlir import ir
-
-    from .api import load_source
-    from .io import InputError, format_mlir_error, module_text, read_source, write_atomically
-    from .passes.base import PassError, RunState
+    from .io import InputError, read_source, write_atomically
+    from .passes.base import RunState
     from .pipeline import Pipeline, PipelineError, print_statistics
 
     try:
@@ -101,44 +125,121 @@ def _main(argv: list[str]) -> int:
     except PipelineError as err:
         raise UsageError(str(err)) from None
 
-    state = RunState()
     name = args.input if args.input != "-" else "<stdin>"
     try:
         source = read_source(args.input)
-        module = load_source(source)
-        with module.context:
-            pipeline._native_check(module.context)
-            pipeline.run(
-                module, state, timing=args.mlir_timing,
-                print_ir_after_all=args.mlir_print_ir_after_all,
-                print_generic=args.mlir_print_op_generic,
-            )
-            text = module_text(module, generic=args.mlir_print_op_generic,
-                               debug_info=args.mlir_print_debuginfo)
+    except InputError as err:
+        return _fail(str(err), args.debug)
+    if args.split_input_file or args.verify_diagnostics:
+        return _run_chunks(args, pipeline, source, name)
+    state = RunState()
+    try:
+        text = _run_one(args, pipeline, source, state)
     except PipelineError as err:
         raise UsageError(str(err)) from None
-    except InputError as err:
-        return _fail(str(err), args.debug, state)
-    except PassError as err:
-        return _fail(err.diagnostic.render(name), args.debug, state)
-    except ir.MLIRError as err:
-        return _fail(format_mlir_error(err, name), args.debug, state)
-    except Exception as err:  # an internal error: still one line, exit 1
-        return _fail(f"{name}: error: internal error: {type(err).__name__}: {err}", args.debug,
-                     state)
-    for diag in state.diagnostics:
-        print(diag.render(name), file=sys.stderr)
+    except Exception as err:
+        return _fail(_error_line(err, name), args.debug, state, name)
+    _print_diagnostics(state, name)
     if args.pass_statistics:
         print_statistics(state)
     write_atomically(args.output, text)
     return EXIT_OK
 
 
-def _fail(line: str, debug: bool, state) -> int:
+def _run_one(args, pipeline, source, state) -> str:
+    """Load, run, and print one program; raises on input or pass errors."""
+    from .api import load_source
+    from .io import module_text
+
+    module = load_source(source)
+    with module.context:
+        pipeline._native_check(module.context)
+        pipeline.run(
+            module,
+            state,
+            timing=args.mlir_timing,
+            print_ir_after_all=args.mlir_print_ir_after_all,
+            print_generic=args.mlir_print_op_generic,
+        )
+        return module_text(
+            module, generic=args.mlir_print_op_generic, debug_info=args.mlir_print_debuginfo
+        )
+
+
+def _error_line(err: BaseException, name: str) -> str:
+    from jaxlib.mlir import ir
+
+    from .io import InputError, format_mlir_error
+    from .passes.base import PassError
+
+    if isinstance(err, InputError):
+        return str(err)
+    if isinstance(err, PassError):
+        return err.diagnostic.render(name)
+    if isinstance(err, ir.MLIRError):
+        return format_mlir_error(err, name)
+    return f"{name}: error: internal error: {type(err).__name__}: {err}"
+
+
+def _run_chunks(args, pipeline, source, name) -> int:
+    """--split-input-file / --verify-diagnostics: each chunk is its own program."""
+    from . import diagnostics_check as dc
+    from .io import Source, write_atomically
+    from .passes.base import RunState
+    from .pipeline import PipelineError, print_statistics
+
+    try:
+        text = source.data.decode("utf-8")
+    except UnicodeDecodeError:
+        return _fail(f"{name}: error: --split-input-file needs MLIR text", args.debug)
+    chunks = dc.split_chunks(text) if args.split_input_file else [dc.Chunk(text, 1)]
+    outputs, failed, problems = [], False, []
+    total = RunState()
+    for chunk in chunks:
+        state = RunState()
+        rendered: list[str] = []
+        try:
+            outputs.append(
+                _run_one(args, pipeline, Source(source.name, chunk.text.encode()), state)
+            )
+        except PipelineError as err:
+            raise UsageError(str(err)) from None
+        except Exception as err:
+            if args.debug:
+                traceback.print_exc()
+            rendered.append(_error_line(err, name))
+            failed = True
+        rendered = [d.render(name) for d in state.diagnostics] + rendered
+        for key, per in state.statistics.items():
+            total.statistics.setdefault(key, {}).update(per)
+        if args.verify_diagnostics:
+            problems += dc.verify(rendered, dc.expectations(chunk.text), name)
+        else:
+            for line in rendered:
+                print(line, file=sys.stderr)
+    if args.pass_statistics:
+        print_statistics(total)
+    if args.verify_diagnostics:
+        for line in problems:
+            print(line, file=sys.stderr)
+        write_atomically(args.output, "// -----\n".join(outputs))
+        return EXIT_FAILURE if problems else EXIT_OK
+    if failed:
+        return EXIT_FAILURE
+    write_atomically(args.output, "// -----\n".join(outputs))
+    return EXIT_OK
+
+
+def _print_diagnostics(state, name) -> None:
+    for diag in state.diagnostics:
+        print(diag.render(name), file=sys.stderr)
+
+
+def _fail(line: str, debug: bool, state=None, name: str = "-") -> int:
     if debug:
         traceback.print_exc()
-    for diag in state.diagnostics:
-        print(diag.render("-"), file=sys.stderr)
+    if state is not None:
+        _print_diagnostics(state, name)
     print(line, file=sys.stderr)
     return EXIT_FAILURE
 

@@ -126,7 +126,18 @@ def _from_storage(raw: np.ndarray, dtype: np.dtype) -> np.ndarray:
 
 
 _NATIVE_BUFFER_KEYS = {
-    "i1", "i8", "i16", "i32", "i64", "ui8", "ui16", "ui32", "ui64", "f16", "f32", "f64",
+    "i1",
+    "i8",
+    "i16",
+    "i32",
+    "i64",
+    "ui8",
+    "ui16",
+    "ui32",
+    "ui64",
+    "f16",
+    "f32",
+    "f64",
 }
 _BODY = re.compile(r"^dense<(.*)>\s*:\s*[^:]+$", re.S)
 

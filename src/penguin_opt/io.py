@@ -141,8 +141,7 @@ def _parse_hlo_proto(source: Source) -> ir.Operation:
         _hlo.HloModule.from_serialized_hlo_module_proto(source.data)
     except Exception:
         raise InputError(
-            f"{source.name}: error: not MLIR text, MLIR bytecode, HLO text or an HLO "
-            "module proto"
+            f"{source.name}: error: not MLIR text, MLIR bytecode, HLO text or an HLO module proto"
         ) from None
     return _import_hlo(source.data, source)
 

@@ -56,9 +56,7 @@ def expand(root: ir.Operation) -> int:
         prefix = sort.name.split(".")[0]
         dim = sort.attributes["dimension"]
         index_type = sort.results[len(sort.operands)].type
-        iota = create(
-            f"{prefix}.iota", [index_type], [], {"iota_dimension": dim}, before=sort
-        )
+        iota = create(f"{prefix}.iota", [index_type], [], {"iota_dimension": dim}, before=sort)
         rebuild_sort(sort, [*sort.operands, iota.result])
     return len(sorts)
 
@@ -141,8 +139,12 @@ def _restore_sort(op: ir.Operation) -> None:
             attributes[named.name] = named.attr
     prefix = op.name[len(_UNVERIFIED_PREFIX) : -len("_sort")]
     new = create(
-        f"{prefix}.sort", [r.type for r in op.results], list(op.operands), attributes,
-        before=op, regions=1,
+        f"{prefix}.sort",
+        [r.type for r in op.results],
+        list(op.operands),
+        attributes,
+        before=op,
+        regions=1,
     )
     op.regions[0].blocks[0].append_to(new.regions[0])
     replace_op(op, list(new.results))

@@ -72,7 +72,9 @@ def parse_pipeline(text: str) -> list[Element]:
             if brace and not rest.endswith("}"):
                 raise PipelineError(f"malformed options in '{part}'")
             try:
-                elements.append(Element(part, PASSES[name].from_options(rest[:-1] if brace else "")))
+                elements.append(
+                    Element(part, PASSES[name].from_options(rest[:-1] if brace else ""))
+                )
             except OptionError as err:
                 raise PipelineError(str(err)) from None
         else:
@@ -117,8 +119,12 @@ class Pipeline:
             pm.enable_verifier(False)  # our passes verify their own output, penguin-aware
         for el in self.elements:
             if el.ours is not None:
-                pm.add(_python_pass(el.ours, state, failures), name=el.ours.name,
-                       argument=el.ours.name, description=el.ours.summary)
+                pm.add(
+                    _python_pass(el.ours, state, failures),
+                    name=el.ours.name,
+                    argument=el.ours.name,
+                    description=el.ours.summary,
+                )
                 penguin_seen = penguin_seen or isinstance(el.ours, CanonicalizeForPenguin)
                 continue
             if penguin_seen:
@@ -215,7 +221,9 @@ def _refuse_marked(module: ir.Operation) -> None:
     from .passes.penguin_rewriters import FuseIotaSort
     from .passes.sweep import Sweep
 
-    marked = [op for op in ops_named(module, penguin_sort.SORT_NAMES) if _EXPANDED_MARK in op.attributes]
+    marked = [
+        op for op in ops_named(module, penguin_sort.SORT_NAMES) if _EXPANDED_MARK in op.attributes
+    ]
     for sort in marked:
         del sort.attributes[_EXPANDED_MARK]
         sweep = Sweep(Dialect(sort.name.split(".")[0]), "penguin-sort-refuse", RunState(), {})

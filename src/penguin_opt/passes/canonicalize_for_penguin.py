@@ -58,13 +58,13 @@ class CanonicalizeForPenguin(ModulePass):
     def rewriters(self) -> tuple[Rewriter, ...]:
         """The seed's dispatch order (runOnOperation, CERTAIN)."""
         return (
-            FuseIotaSort(),                                                         # 1
-            CanonicalizeTupleOp(),                                                  # 2
-            ReplaceGetDimensionSize(),                                              # 3
-            ReplaceConvertsWithConstants(),                                         # 4
-            ReplaceInvalidBackendConfigs(),                                         # 5
-            LowerResizeNearestGrad(mode=self.resize_nearest_grad_mode),             # 6
-            ReplaceBroadcastsWithBroadcastInDim(),                                  # 7
+            FuseIotaSort(),  # 1
+            CanonicalizeTupleOp(),  # 2
+            ReplaceGetDimensionSize(),  # 3
+            ReplaceConvertsWithConstants(),  # 4
+            ReplaceInvalidBackendConfigs(),  # 5
+            LowerResizeNearestGrad(mode=self.resize_nearest_grad_mode),  # 6
+            ReplaceBroadcastsWithBroadcastInDim(),  # 7
             ReplaceBroadcastInDimWithConstants(budget=self.broadcast_num_elements_to_fold),  # 8
         )
 
@@ -80,7 +80,7 @@ class CanonicalizeForPenguin(ModulePass):
             if rewriter.root == "*":
                 ops = [op for f in functions for op in ops_named_all(f)]
             else:
-                ops = worklists[d.op(rewriter.root)]
+                ops = sweep.worklists[d.op(rewriter.root)]
             rewriter.run(ops, sweep)
 
 
@@ -91,13 +91,12 @@ class StablehloCanonicalizeForPenguin(CanonicalizeForPenguin):
 
     name: ClassVar[str] = "stablehlo-canonicalize-for-penguin"
     summary: ClassVar[str] = (
-        "CanonicalizeForTensorizer's rewriters on StableHLO ops, plus "
-        "removeDeadZeroSizedTensorOps"
+        "CanonicalizeForTensorizer's rewriters on StableHLO ops, plus removeDeadZeroSizedTensorOps"
     )
     dialect: ClassVar[Dialect] = STABLEHLO
 
     def rewriters(self) -> tuple[Rewriter, ...]:
-        return (*super().rewriters(), RemoveDeadZeroSizedTensorOps())               # 9
+        return (*super().rewriters(), RemoveDeadZeroSizedTensorOps())  # 9
 
 
 def ops_named_all(root: ir.Operation) -> list[ir.Operation]:
@@ -125,7 +124,8 @@ def target_functions(module: ir.Operation, all_functions: bool, pass_name: str):
         if ir.StringAttr(f.attributes["sym_name"]).value == "main":
             return [f]
     public = [
-        f for f in funcs
+        f
+        for f in funcs
         if "sym_visibility" not in f.attributes
         or ir.StringAttr(f.attributes["sym_visibility"]).value == "public"
     ]

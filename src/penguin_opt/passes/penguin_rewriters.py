@@ -24,7 +24,7 @@ from ..elements import (
     read_elements,
     type_key,
 )
-from ..ir_util import attrs_of, defining_op_of, has_uses, i64_values, static_shape
+from ..ir_util import attrs_of, has_uses, i64_values, static_shape
 from ..penguin_sort import rebuild_sort
 from .base import op_error
 from .sweep import Sweep
@@ -56,7 +56,7 @@ class Rewriter:
 
 def _dense_constant(value: ir.Value, sweep: Sweep) -> tuple[ir.Operation, ir.Attribute] | None:
     """The defining constant op of ``value`` and its DenseElementsAttr, if it is one."""
-    src = defining_op_of(value)
+    src = sweep.defining_op(value)
     if src is None or not sweep.dialect.is_op(src, "constant"):
         return None
     attr = src.attributes["value"]
@@ -82,14 +82,14 @@ class FuseIotaSort(Rewriter):
     def rewrite(self, op, sweep):
         if len(op.operands) != 2:
             return "not-two-operands"
-        iota = defining_op_of(op.operands[1])
+        iota = sweep.defining_op(op.operands[1])
         if iota is None or not sweep.dialect.is_op(iota, "iota"):
             return "operand-1-not-iota"
         if int(ir.IntegerAttr(iota.attributes["iota_dimension"]).value) != int(
             ir.IntegerAttr(op.attributes["dimension"]).value
         ):
             return "iota-dimension-mismatch"
-        rebuild_sort(op, [op.operands[0]])
+        sweep.created(rebuild_sort(op, [op.operands[0]]))
         if not has_uses(iota):
             sweep.erase(iota)
         return None
@@ -112,20 +112,16 @@ class CanonicalizeTupleOp(Rewriter):
         self._producers: list[ir.Operation] = []
         super().run(ops, sweep)
         pending = self._producers
-        seen: set[int] = set()
         while pending:
             tup = pending.pop()
-            if sweep.is_erased(tup) or id(tup) in seen or has_uses(tup):
+            if sweep.is_erased(tup) or has_uses(tup):
                 continue
-            seen.add(id(tup))
-            feeders = [defining_op_of(v) for v in tup.operands]
+            feeders = [sweep.defining_op(v) for v in tup.operands]
             sweep.erase(tup)
-            pending.extend(
-                f for f in feeders if f is not None and sweep.dialect.is_op(f, "tuple")
-            )
+            pending.extend(f for f in feeders if f is not None and sweep.dialect.is_op(f, "tuple"))
 
     def rewrite(self, op, sweep):
-        producer = defining_op_of(op.operands[0])
+        producer = sweep.defining_op(op.operands[0])
         if producer is None or not sweep.dialect.is_op(producer, "tuple"):
             return "operand-not-tuple"
         index = int(ir.IntegerAttr(op.attributes["index"]).value)
@@ -137,8 +133,8 @@ class CanonicalizeTupleOp(Rewriter):
 class ReplaceGetDimensionSize(Rewriter):
     """Fold ``get_dimension_size`` of a static dimension to a constant of its result type.
 
-        %n = get_dimension_size %t, dim = 1 : (tensor<2x3xf32>) -> tensor<i32>
-                                                      ->   %n = constant dense<3> : tensor<i32>
+    %n = get_dimension_size %t, dim = 1 : (tensor<2x3xf32>) -> tensor<i32>
+                                                  ->   %n = constant dense<3> : tensor<i32>
     """
 
     name = "replaceGetDimensionSize"
@@ -153,7 +149,9 @@ class ReplaceGetDimensionSize(Rewriter):
         if ranked.is_dynamic_dim(dim):
             return "dynamic-dimension"
         result_type = op.results[0].type
-        value = np.array(ranked.shape[dim]).astype(dtype_of(ir.ShapedType(result_type).element_type))
+        value = np.array(ranked.shape[dim]).astype(
+            dtype_of(ir.ShapedType(result_type).element_type)
+        )
         cst = sweep.constant(make_elements(value, result_type), before=op)
         sweep.replace(op, [cst.result])
         return None
@@ -164,7 +162,8 @@ class ReplaceConvertsWithConstants(Rewriter):
 
         %c = constant dense<[1.5, -2.7]> : tensor<2xf32>
         %x = convert %c : (tensor<2xf32>) -> tensor<2xi32>
-                                                      ->   %x = constant dense<[1, -2]> : tensor<2xi32>
+      ->
+        %x = constant dense<[1, -2]> : tensor<2xi32>
 
     The source constant stays (the seed erases only the convert).
     """
@@ -329,8 +328,11 @@ class LowerResizeNearestGrad(Rewriter):
         volume = int(np.prod(scale))
         vol = sweep.constant(make_elements(np.array(volume, dtype_of(element)), scalar), before=op)
         vol_b = sweep.create(
-            "broadcast", [result_type], [vol.result],
-            {"broadcast_sizes": d.i64_list(result.shape)}, before=op,
+            "broadcast",
+            [result_type],
+            [vol.result],
+            {"broadcast_sizes": d.i64_list(result.shape)},
+            before=op,
         )
         div = sweep.create("divide", [result_type], [window.result, vol_b.result], {}, before=op)
         sweep.replace(op, [div.result])
@@ -341,7 +343,8 @@ class ReplaceBroadcastsWithBroadcastInDim(Rewriter):
     """Rewrite the legacy ``broadcast`` (prepend dims) as ``broadcast_in_dim``.
 
         %y = broadcast %x, sizes = [4] : (tensor<2x3xf32>) -> tensor<4x2x3xf32>
-                ->   %y = broadcast_in_dim %x, dims = [1, 2] : (tensor<2x3xf32>) -> tensor<4x2x3xf32>
+      ->
+        %y = broadcast_in_dim %x, dims = [1, 2] : (tensor<2x3xf32>) -> tensor<4x2x3xf32>
 
     broadcast_dimensions = [P, ..., P+R-1] with P = len(sizes), R = operand rank. A
     non-constant operand is a remark (the seed logs it), never a reason to skip.
@@ -422,10 +425,29 @@ def broadcast_in_dim(values: np.ndarray, dims: list[int], out_shape: tuple[int, 
 
 _EFFECTFUL = frozenset(
     {
-        "custom_call", "send", "recv", "infeed", "outfeed", "rng", "rng_bit_generator",
-        "all_reduce", "all_gather", "all_to_all", "reduce_scatter", "collective_permute",
-        "collective_broadcast", "partition_id", "replica_id", "after_all", "create_token",
-        "optimization_barrier", "while", "if", "case", "return", "constant",
+        "custom_call",
+        "send",
+        "recv",
+        "infeed",
+        "outfeed",
+        "rng",
+        "rng_bit_generator",
+        "all_reduce",
+        "all_gather",
+        "all_to_all",
+        "reduce_scatter",
+        "collective_permute",
+        "collective_broadcast",
+        "partition_id",
+        "replica_id",
+        "after_all",
+        "create_token",
+        "optimization_barrier",
+        "while",
+        "if",
+        "case",
+        "return",
+        "constant",
     }
 )
 
@@ -434,7 +456,9 @@ class RemoveDeadZeroSizedTensorOps(Rewriter):
     """(StableHLO twin only) Replace side-effect-free ops whose results are all static
     zero-element tensors by empty constants, and erase them.
 
-        %y = stablehlo.add %a, %b : tensor<0x4xf32>   ->   %y = stablehlo.constant dense<> : tensor<0x4xf32>
+        %y = stablehlo.add %a, %b : tensor<0x4xf32>
+      ->
+        %y = stablehlo.constant dense<> : tensor<0x4xf32>
 
     Side-effect-free: a ``stablehlo`` op that is not a constant, terminator, custom call,
     communication, RNG, token or control-flow op.
@@ -457,9 +481,7 @@ class RemoveDeadZeroSizedTensorOps(Rewriter):
             empties.append(result.type)
         try:
             attrs = [
-                make_elements(
-                    np.zeros(static_shape(t), dtype_of(ir.ShapedType(t).element_type)), t
-                )
+                make_elements(np.zeros(static_shape(t), dtype_of(ir.ShapedType(t).element_type)), t)
                 for t in empties
             ]
         except UnsupportedElementType:

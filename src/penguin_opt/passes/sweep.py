@@ -17,7 +17,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir._mlir_libs._mlir import rewrite
 
 from ..dialect import Dialect
-from ..ir_util import create, replace_op
+from ..ir_util import create, defining_op_of, replace_op
 from .base import RewriterStats, RunState, Severity
 
 
@@ -49,17 +49,39 @@ class Sweep:
     pass_name: str
     state: RunState
     worklists: dict[str, list[ir.Operation]]
-    _erased: set[int] = field(default_factory=set)
-    _graveyard: list[ir.Operation] = field(default_factory=list)
+    # The bindings hand out a fresh Python object per access to an op; erasing through
+    # one leaves the others dangling (touching them can crash the process). So every op
+    # a rewriter may erase is reached through one canonical object per op, keyed by
+    # hash(op) (the Operation pointer) while it is alive; erasing invalidates that object,
+    # which is how is_erased() knows.
+    _objects: dict[int, ir.Operation] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.worklists = {k: [self.canon(op) for op in v] for k, v in self.worklists.items()}
 
     def stats(self, rewriter: str) -> RewriterStats:
         return self.state.rewriter(self.pass_name, rewriter)
 
-    def is_erased(self, op: ir.Operation) -> bool:
-        return id(op) in self._erased
+    def canon(self, op: ir.Operation | None) -> ir.Operation | None:
+        """The one Python object this sweep uses for ``op``."""
+        if op is None:
+            return None
+        return self._objects.setdefault(hash(op), op)
+
+    def defining_op(self, value: ir.Value) -> ir.Operation | None:
+        return self.canon(defining_op_of(value))
+
+    @staticmethod
+    def is_erased(op: ir.Operation) -> bool:
+        try:
+            hash(op)
+        except RuntimeError:  # "the operation has been invalidated"
+            return True
+        return False
 
     def created(self, op: ir.Operation) -> ir.Operation:
         """Register a new op so later rewriters of its kind see it."""
+        self._objects[hash(op)] = op
         worklist = self.worklists.get(op.name)
         if worklist is not None:
             worklist.append(op)
@@ -67,14 +89,18 @@ class Sweep:
 
     def create(self, mnemonic: str, results, operands, attributes, *, before, regions=0):
         op = create(
-            self.dialect.op(mnemonic), results, operands, attributes, before=before,
+            self.dialect.op(mnemonic),
+            results,
+            operands,
+            attributes,
+            before=before,
             regions=regions,
         )
         return self.created(op)
 
     def erase(self, op: ir.Operation) -> None:
-        self._erased.add(id(op))
-        self._graveyard.append(op)  # keep the Python object alive so ids stay unique
+        op = self.canon(op)
+        del self._objects[hash(op)]
         op.erase()
 
     def replace(self, op: ir.Operation, values) -> None:

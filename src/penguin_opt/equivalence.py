@@ -1,0 +1,340 @@
+"""Run a program before and after a pipeline on the same seeded random inputs.
+
+The oracle is the StableHLO reference interpreter, always in a child process (it aborts
+the process with LLVM ERROR on some inputs). Before execution a program is brought into
+the interpreter's language without changing its meaning, by rules independent of the
+passes under test:
+
+* MHLO is converted to StableHLO (``hlo-legalize-to-stablehlo``), deprecated ops such as
+  ``stablehlo.broadcast`` are legalized (``stablehlo-legalize-deprecated-ops``), CHLO is
+  decomposed (``chlo-legalize-to-stablehlo``);
+* penguin-form sorts are re-expanded with their index ramp;
+* ``AwsNeuronErf`` becomes ``chlo.erf``; ``ResizeNearestGrad`` becomes a reshape that
+  splits every dimension into (input dim, scale), a reduce-sum over the scale axes and,
+  in ``mean`` mode, a division by the window volume.
+Anything else the interpreter cannot run is reported as not checkable, never as a pass.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import pickle
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import penguin_sort
+from .elements import DTYPES, dtype_of, make_elements, read_elements, type_key
+
+
+class NotCheckable(Exception):
+    """The program contains something no oracle here can execute."""
+
+
+@dataclass
+class OutputReport:
+    index: int
+    shape: tuple[int, ...]
+    dtype: str
+    max_abs: float
+    max_rel: float
+    ok: bool
+
+
+@dataclass
+class Report:
+    outputs: list[OutputReport] = field(default_factory=list)
+    oracle: str = "interpreter"
+    trials: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return all(o.ok for o in self.outputs)
+
+    def table(self) -> str:
+        lines = [
+            f"oracle: {self.oracle}, trials: {self.trials}",
+            f"{'output':>6}  {'shape':<16} {'dtype':<12} {'max abs':>10} {'max rel':>10}  verdict",
+        ]
+        for o in self.outputs:
+            lines.append(
+                f"{o.index:>6}  {str(list(o.shape)):<16} {o.dtype:<12} {o.max_abs:>10.3g} "
+                f"{o.max_rel:>10.3g}  {'ok' if o.ok else 'MISMATCH'}"
+            )
+        return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------- preparation
+
+
+def prepare_for_interpreter(module_text: str, resize_mode: str = "mean") -> str:
+    """StableHLO text the reference interpreter can run, with the same meaning."""
+    from jaxlib.mlir import ir, passmanager
+
+    from .context import make_context
+    from .io import module_text as print_module
+    from .penguin_sort import parse_allowing_penguin_sorts
+
+    ctx = make_context()
+    with ctx, ir.Location.unknown(ctx):
+        module = parse_allowing_penguin_sorts(module_text, "program")
+        penguin_sort.expand(module)
+        _replace_known_custom_calls(module, resize_mode)
+        pm = passmanager.PassManager.parse(
+            "builtin.module(hlo-legalize-to-stablehlo,func.func(chlo-legalize-to-stablehlo),"
+            "func.func(stablehlo-legalize-deprecated-ops))"
+        )
+        pm.run(module)
+        for op in _all_ops(module):
+            if op.name == "stablehlo.custom_call" or op.name.startswith("mhlo."):
+                target = ""
+                if "call_target_name" in op.attributes:
+                    target = " @" + ir.StringAttr(op.attributes["call_target_name"]).value
+                raise NotCheckable(f"cannot execute '{op.name}{target}'")
+        return print_module(module)
+
+
+def _all_ops(module):
+    from .passes.canonicalize_for_penguin import ops_named_all
+
+    return ops_named_all(module)
+
+
+def _replace_known_custom_calls(module, resize_mode: str) -> None:
+    from jaxlib.mlir import ir
+
+    from .ir_util import create, replace_op
+
+    for op in _all_ops(module):
+        if not op.name.endswith(".custom_call"):
+            continue
+        prefix = op.name.split(".")[0]
+        target = ir.StringAttr(op.attributes["call_target_name"]).value
+        if target == "AwsNeuronErf" and len(op.operands) == 1:
+            erf = create("chlo.erf", [op.results[0].type], list(op.operands), {}, before=op)
+            replace_op(op, list(erf.results))
+        elif target == "ResizeNearestGrad" and len(op.operands) == 1 and len(op.results) == 1:
+            replace_op(op, [_resize_nearest_grad_reference(op, prefix, resize_mode)])
+
+
+def _resize_nearest_grad_reference(op, prefix: str, mode: str):
+    """reshape (d_i*s_i) -> (d_i, s_i), reduce-sum over the s axes, divide for mean."""
+    from jaxlib.mlir import ir
+
+    from .ir_util import create
+
+    grad = op.operands[0]
+    gtype = ir.RankedTensorType(grad.type)
+    rtype = ir.RankedTensorType(op.results[0].type)
+    elem = gtype.element_type
+    split = []
+    scales = []
+    for g, r in zip(gtype.shape, rtype.shape, strict=True):
+        s = g // r
+        split += [r, s]
+        scales.append(s)
+    reshaped = create(
+        f"{prefix}.reshape", [ir.RankedTensorType.get(split, elem)], [grad], {}, before=op
+    )
+    scalar = ir.RankedTensorType.get([], elem)
+    zero = create(
+        f"{prefix}.constant",
+        [scalar],
+        [],
+        {"value": make_elements(np.zeros((), dtype_of(elem)), scalar)},
+        before=op,
+    )
+    dims = [2 * i + 1 for i in range(len(scales))]
+    if prefix == "stablehlo":
+        dims_attr = ir.DenseI64ArrayAttr.get(dims)
+    else:
+        dims_attr = ir.DenseElementsAttr.get(np.array(dims, np.int64))
+    reduce = create(
+        f"{prefix}.reduce",
+        [rtype],
+        [reshaped.result, zero.result],
+        {"dimensions": dims_attr},
+        before=op,
+        regions=1,
+    )
+    block = reduce.regions[0].blocks.append(scalar, scalar)
+    with ir.InsertionPoint(block):
+        add = ir.Operation.create(f"{prefix}.add", results=[scalar], operands=list(block.arguments))
+        ir.Operation.create(f"{prefix}.return", operands=[add.result])
+    if mode == "sum":
+        return reduce.result
+    volume = int(np.prod(scales))
+    vol = create(
+        f"{prefix}.constant",
+        [rtype],
+        [],
+        {"value": make_elements(np.full(rtype.shape, volume, dtype_of(elem)), rtype)},
+        before=op,
+    )
+    div = create(f"{prefix}.divide", [rtype], [reduce.result, vol.result], {}, before=op)
+    return div.result
+
+
+# ---------------------------------------------------------------------------- inputs
+
+
+def main_signature(module_text: str) -> list[tuple[tuple[int, ...], str]]:
+    """(shape, element type key) of each argument of @main."""
+    from jaxlib.mlir import ir
+
+    from .context import make_context
+    from .penguin_sort import parse_allowing_penguin_sorts
+
+    ctx = make_context()
+    with ctx, ir.Location.unknown(ctx):
+        module = parse_allowing_penguin_sorts(module_text, "program")
+        for op in module.regions[0].blocks[0].operations:
+            op = op.operation
+            if op.name == "func.func" and ir.StringAttr(op.attributes["sym_name"]).value == "main":
+                ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
+                sig = []
+                for t in ftype.inputs:
+                    if not isinstance(t, ir.RankedTensorType) or not t.has_static_shape:
+                        raise NotCheckable(f"argument type {t} is not a static tensor")
+                    sig.append((tuple(t.shape), type_key(t.element_type)))
+                return sig
+    raise NotCheckable("no @main function")
+
+
+def random_inputs(signature, seed: int) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    arrays = []
+    for shape, key in signature:
+        dtype = DTYPES.get(key)
+        if dtype is None:
+            raise NotCheckable(f"no random inputs for element type {key}")
+        if dtype == np.bool_:
+            arrays.append(rng.integers(0, 2, shape).astype(np.bool_))
+        elif dtype.kind in "iu" or key in ("i2", "i4", "ui2", "ui4"):
+            lo = 0 if key.startswith("ui") else -8
+            hi = 2 if key in ("i2", "ui2") else 8
+            arrays.append(rng.integers(lo if key != "i2" else -2, hi, shape).astype(dtype))
+        elif dtype.kind == "c":
+            arrays.append(
+                (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+            )
+        else:
+            arrays.append(rng.standard_normal(shape).astype(dtype))
+    return arrays
+
+
+# ---------------------------------------------------------------------------- execution
+
+
+def _interpret_child(payload: bytes) -> bytes:
+    """Child-process body: run @main of ``text`` on ``inputs`` with eval_module."""
+    text, inputs = pickle.loads(payload)
+    from jaxlib.mlir import ir
+    from jaxlib.mlir.dialects import stablehlo
+
+    from .context import make_context
+
+    ctx = make_context()
+    with ctx, ir.Location.unknown(ctx):
+        module = ir.Module.parse(text)
+        func = next(
+            op.operation
+            for op in module.body.operations
+            if op.operation.name == "func.func"
+            and ir.StringAttr(op.operation.attributes["sym_name"]).value == "main"
+        )
+        ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
+        args = [make_elements(a, t) for a, t in zip(inputs, ftype.inputs, strict=True)]
+        outs = stablehlo.eval_module(module, args)
+        return pickle.dumps([np.array(read_elements(o)) for o in outs])
+
+
+_POOL: ProcessPoolExecutor | None = None
+
+
+def _pool() -> ProcessPoolExecutor:
+    global _POOL
+    if _POOL is None:
+        _POOL = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+    return _POOL
+
+
+def interpret(text: str, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    """Run the interpreter in a child process; a crash there raises NotCheckable."""
+    global _POOL
+    from concurrent.futures.process import BrokenProcessPool
+
+    try:
+        result = _pool().submit(_interpret_child, pickle.dumps((text, inputs))).result()
+    except BrokenProcessPool:
+        _POOL = None
+        raise NotCheckable("the reference interpreter aborted (LLVM ERROR)") from None
+    return pickle.loads(result)
+
+
+# ---------------------------------------------------------------------------- comparison
+
+
+def compare_arrays(
+    a: np.ndarray, b: np.ndarray, rtol: float, atol: float
+) -> tuple[float, float, bool]:
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return float("inf"), float("inf"), False
+    if (
+        a.dtype == np.bool_
+        or a.dtype.kind in "iu"
+        or str(a.dtype) in ("int2", "int4", "uint2", "uint4")
+    ):
+        diff = np.abs(a.astype(np.float64) - b.astype(np.float64))
+        m = float(diff.max()) if diff.size else 0.0
+        return m, m, m == 0
+    af = a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
+    bf = b.astype(af.dtype)
+    nan_a, nan_b = np.isnan(af), np.isnan(bf)
+    same_special = np.array_equal(nan_a, nan_b) and np.array_equal(
+        af[np.isinf(af)], bf[np.isinf(af)]
+    )
+    finite = ~(nan_a | np.isinf(af)) & ~(nan_b | np.isinf(bf))
+    diff = np.abs(af[finite] - bf[finite])
+    scale = np.abs(af[finite])
+    max_abs = float(diff.max()) if diff.size else 0.0
+    max_rel = (
+        float((diff / np.maximum(scale, np.finfo(np.float64).tiny)).max()) if diff.size else 0.0
+    )
+    ok = same_special and bool(np.all(diff <= atol + rtol * scale))
+    return max_abs, max_rel, ok
+
+
+def check(
+    before: str,
+    after: str,
+    *,
+    seed: int = 0,
+    trials: int = 1,
+    rtol: float = 0.0,
+    atol: float = 0.0,
+    resize_mode: str = "mean",
+) -> Report:
+    """Compare ``before`` and ``after`` (MLIR texts) on ``trials`` seeded random inputs."""
+    sig_before, sig_after = main_signature(before), main_signature(after)
+    if sig_before != sig_after:
+        raise NotCheckable(f"signatures differ: {sig_before} vs {sig_after}")
+    prog_a = prepare_for_interpreter(before, resize_mode)
+    prog_b = prepare_for_interpreter(after, resize_mode)
+    report = Report(trials=trials)
+    worst: dict[int, OutputReport] = {}
+    for trial in range(trials):
+        inputs = random_inputs(sig_before, seed + trial)
+        out_a, out_b = interpret(prog_a, inputs), interpret(prog_b, inputs)
+        if len(out_a) != len(out_b):
+            raise NotCheckable("different number of outputs")
+        for i, (a, b) in enumerate(zip(out_a, out_b, strict=True)):
+            mabs, mrel, ok = compare_arrays(a, b, rtol, atol)
+            prev = worst.get(i)
+            if prev is None or not ok or mabs > prev.max_abs:
+                worst[i] = OutputReport(
+                    i, a.shape, str(a.dtype), mabs, mrel, ok and (prev.ok if prev else True)
+                )
+    report.outputs = [worst[i] for i in sorted(worst)]
+    return report
