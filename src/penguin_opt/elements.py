@@ -215,3 +215,33 @@ def make_elements(array: np.ndarray, shaped_type: ir.Type) -> ir.DenseElementsAt
         if (bits == bits[:1]).all():
             storage = storage[:1]
     return ir.DenseElementsAttr.get(storage, type=shaped.element_type, shape=shape)
+
+
+_VALUE_ATTR = re.compile(r"value = (dense<.*?>\s*:\s*tensor<[^>]*>>?)")
+
+
+def constant_value(op: ir.Operation) -> np.ndarray | None:
+    """The values of a ``*.constant`` op (None unless its attribute is a dense one).
+
+    Complex constants are read from the op's printed form: the bindings abort the process
+    when a complex-typed elements attribute is converted to a Python object.
+    """
+    result_type = op.results[0].type
+    element = ir.ShapedType(result_type).element_type
+    if type_key(element).startswith("complex"):
+        text = op.get_asm(print_generic_op_form=True)
+        match = _VALUE_ATTR.search(text)
+        if match is None:
+            return None
+        body = _BODY.match(match.group(1))
+        if body is None:
+            return None
+        shape = tuple(ir.ShapedType(result_type).shape)
+        flat = _parse_body(body.group(1).strip(), type_key(element), dtype_of(element))
+        if flat.size == 1 and int(np.prod(shape, dtype=np.int64)) != 1:
+            return np.broadcast_to(flat.reshape(()), shape)
+        return flat.reshape(shape)
+    attr = op.attributes["value"]
+    if not isinstance(attr, ir.DenseElementsAttr):
+        return None
+    return read_elements(attr)

@@ -86,6 +86,7 @@ def prepare_for_interpreter(module_text: str, resize_mode: str = "mean") -> str:
             "func.func(stablehlo-legalize-deprecated-ops))"
         )
         pm.run(module)
+        _split_complex_results(module)
         for op in _all_ops(module):
             if op.name == "stablehlo.custom_call" or op.name.startswith("mhlo."):
                 target = ""
@@ -93,6 +94,69 @@ def prepare_for_interpreter(module_text: str, resize_mode: str = "mean") -> str:
                     target = " @" + ir.StringAttr(op.attributes["call_target_name"]).value
                 raise NotCheckable(f"cannot execute '{op.name}{target}'")
         return print_module(module)
+
+
+def _split_complex_results(module) -> None:
+    """Return complex results of @main as (real, imag) pairs: the bindings abort the
+    process when a complex elements attribute (an interpreter result) reaches Python."""
+    from jaxlib.mlir import ir
+
+    from .ir_util import create
+
+    main = _main_func(module)
+    ftype = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
+    if not any(_is_complex(t) for t in ftype.results):
+        return
+    new_results = []
+    for block in main.regions[0].blocks:
+        ret = block.operations[len(block.operations) - 1].operation
+        if ret.name != "func.return":
+            continue
+        values = []
+        for v in ret.operands:
+            if _is_complex(v.type):
+                t = ir.RankedTensorType(v.type)
+                part = ir.RankedTensorType.get(t.shape, ir.ComplexType(t.element_type).element_type)
+                values += [
+                    create(f"stablehlo.{k}", [part], [v], {}, before=ret).result
+                    for k in ("real", "imag")
+                ]
+            else:
+                values.append(v)
+        create("func.return", [], values, {}, before=ret)
+        ret.erase()
+        new_results = [v.type for v in values]
+    main.attributes["function_type"] = ir.TypeAttr.get(
+        ir.FunctionType.get(list(ftype.inputs), new_results)
+    )
+
+
+def _is_complex(t) -> bool:
+    from jaxlib.mlir import ir
+
+    return isinstance(t, ir.RankedTensorType) and isinstance(t.element_type, ir.ComplexType)
+
+
+def _main_func(module):
+    from jaxlib.mlir import ir
+
+    for op in module.regions[0].blocks[0].operations:
+        op = op.operation
+        if op.name == "func.func" and ir.StringAttr(op.attributes["sym_name"]).value == "main":
+            return op
+    raise NotCheckable("no @main function")
+
+
+def _join_complex(outs: list[np.ndarray], result_keys: list[str]) -> list[np.ndarray]:
+    joined, i = [], 0
+    for key in result_keys:
+        if key.startswith("complex"):
+            joined.append((outs[i] + 1j * outs[i + 1]).astype(DTYPES[key]))
+            i += 2
+        else:
+            joined.append(outs[i])
+            i += 1
+    return joined
 
 
 def _all_ops(module):
@@ -181,6 +245,15 @@ def _resize_nearest_grad_reference(op, prefix: str, mode: str):
 
 def main_signature(module_text: str) -> list[tuple[tuple[int, ...], str]]:
     """(shape, element type key) of each argument of @main."""
+    return _signature(module_text)[0]
+
+
+def result_keys(module_text: str) -> list[str]:
+    """Element type key of each result of @main."""
+    return _signature(module_text)[1]
+
+
+def _signature(module_text: str):
     from jaxlib.mlir import ir
 
     from .context import make_context
@@ -198,7 +271,11 @@ def main_signature(module_text: str) -> list[tuple[tuple[int, ...], str]]:
                     if not isinstance(t, ir.RankedTensorType) or not t.has_static_shape:
                         raise NotCheckable(f"argument type {t} is not a static tensor")
                     sig.append((tuple(t.shape), type_key(t.element_type)))
-                return sig
+                keys = [
+                    type_key(t.element_type) if isinstance(t, ir.RankedTensorType) else str(t)
+                    for t in ftype.results
+                ]
+                return sig, keys
     raise NotCheckable("no @main function")
 
 
@@ -279,31 +356,35 @@ def interpret(text: str, inputs: list[np.ndarray]) -> list[np.ndarray]:
 def compare_arrays(
     a: np.ndarray, b: np.ndarray, rtol: float, atol: float
 ) -> tuple[float, float, bool]:
+    """(max abs error, max rel error, verdict). With rtol = atol = 0 the verdict is bitwise
+    equality (so -0.0 != 0.0 and NaN payloads count); otherwise NaNs must coincide, infs
+    must be equal, and finite values must satisfy |a-b| <= atol + rtol*|a|."""
     if a.shape != b.shape or a.dtype != b.dtype:
         return float("inf"), float("inf"), False
-    if (
-        a.dtype == np.bool_
-        or a.dtype.kind in "iu"
-        or str(a.dtype) in ("int2", "int4", "uint2", "uint4")
-    ):
-        diff = np.abs(a.astype(np.float64) - b.astype(np.float64))
-        m = float(diff.max()) if diff.size else 0.0
-        return m, m, m == 0
+    integral = a.dtype == np.bool_ or a.dtype.kind in "iu" or a.dtype.name in _SUB_BYTE_INTS
     af = a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
     bf = b.astype(af.dtype)
-    nan_a, nan_b = np.isnan(af), np.isnan(bf)
-    same_special = np.array_equal(nan_a, nan_b) and np.array_equal(
-        af[np.isinf(af)], bf[np.isinf(af)]
-    )
-    finite = ~(nan_a | np.isinf(af)) & ~(nan_b | np.isinf(bf))
+    finite = np.isfinite(af) & np.isfinite(bf)
     diff = np.abs(af[finite] - bf[finite])
     scale = np.abs(af[finite])
     max_abs = float(diff.max()) if diff.size else 0.0
-    max_rel = (
-        float((diff / np.maximum(scale, np.finfo(np.float64).tiny)).max()) if diff.size else 0.0
-    )
+    tiny = np.finfo(np.float64).tiny
+    max_rel = float((diff / np.maximum(scale, tiny)).max()) if diff.size else 0.0
+    if integral or (rtol == 0 and atol == 0):
+        if a.dtype.name in _SUB_BYTE_INTS or a.dtype == np.bool_:
+            same = np.array_equal(a.astype(np.int64), b.astype(np.int64))
+        else:
+            same = a.tobytes() == b.tobytes()
+        return max_abs, max_rel, bool(same)
+    nan_a, nan_b = np.isnan(af), np.isnan(bf)
+    inf_a = np.isinf(af)
+    same_special = np.array_equal(nan_a, nan_b) and np.array_equal(af[inf_a], bf[inf_a])
+    same_special = same_special and np.array_equal(inf_a, np.isinf(bf))
     ok = same_special and bool(np.all(diff <= atol + rtol * scale))
     return max_abs, max_rel, ok
+
+
+_SUB_BYTE_INTS = ("int2", "int4", "uint2", "uint4")
 
 
 def check(
@@ -320,13 +401,15 @@ def check(
     sig_before, sig_after = main_signature(before), main_signature(after)
     if sig_before != sig_after:
         raise NotCheckable(f"signatures differ: {sig_before} vs {sig_after}")
+    keys = result_keys(before)
     prog_a = prepare_for_interpreter(before, resize_mode)
     prog_b = prepare_for_interpreter(after, resize_mode)
     report = Report(trials=trials)
     worst: dict[int, OutputReport] = {}
     for trial in range(trials):
         inputs = random_inputs(sig_before, seed + trial)
-        out_a, out_b = interpret(prog_a, inputs), interpret(prog_b, inputs)
+        out_a = _join_complex(interpret(prog_a, inputs), keys)
+        out_b = _join_complex(interpret(prog_b, inputs), keys)
         if len(out_a) != len(out_b):
             raise NotCheckable("different number of outputs")
         for i, (a, b) in enumerate(zip(out_a, out_b, strict=True)):

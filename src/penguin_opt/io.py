@@ -120,7 +120,7 @@ def _import_hlo(proto: bytes, source: Source) -> ir.Operation:
     except Exception as err:  # XLA status errors
         message = " ".join(str(err).split())
         raise InputError(f"{source.name}: error: cannot import HLO: {message}") from None
-    return ir.Operation.parse(bytecode, source_name=source.name).operation
+    return ir.Module.parse(bytecode).operation
 
 
 def _parse_hlo_text(source: Source, text: str) -> ir.Operation:

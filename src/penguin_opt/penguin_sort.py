@@ -117,6 +117,8 @@ def parse_text(text: str | bytes, source_name: str) -> ir.Operation:
     The implicit-module path (MLIR's ``Module.parse``) names the buffer ``-``; diagnostics
     substitute the real source name for it.
     """
+    if isinstance(text, bytes):  # bytecode: no source name to give
+        return ir.Module.parse(text).operation
     try:
         op = ir.Operation.parse(text, source_name=source_name).operation
         if op.name == "builtin.module":

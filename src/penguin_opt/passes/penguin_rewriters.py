@@ -18,10 +18,10 @@ from jaxlib.mlir import ir
 from ..dialect import i64_matrix
 from ..elements import (
     UnsupportedElementType,
+    constant_value,
     dtype_of,
     is_float_key,
     make_elements,
-    read_elements,
     type_key,
 )
 from ..ir_util import attrs_of, has_uses, i64_values, static_shape
@@ -54,15 +54,16 @@ class Rewriter:
         raise NotImplementedError
 
 
-def _dense_constant(value: ir.Value, sweep: Sweep) -> tuple[ir.Operation, ir.Attribute] | None:
-    """The defining constant op of ``value`` and its DenseElementsAttr, if it is one."""
+def _dense_constant(value: ir.Value, sweep: Sweep) -> tuple[ir.Operation, np.ndarray] | None:
+    """The defining constant op of ``value`` and its values, if it is a dense constant."""
     src = sweep.defining_op(value)
     if src is None or not sweep.dialect.is_op(src, "constant"):
         return None
-    attr = src.attributes["value"]
-    if not isinstance(attr, ir.DenseElementsAttr):
+    try:
+        values = constant_value(src)
+    except UnsupportedElementType:
         return None
-    return src, attr
+    return None if values is None else (src, np.asarray(values))
 
 
 class FuseIotaSort(Rewriter):
@@ -175,16 +176,16 @@ class ReplaceConvertsWithConstants(Rewriter):
         found = _dense_constant(op.operands[0], sweep)
         if found is None:
             return "operand-not-constant"
-        _, attr = found
+        _, values = found
         result_type = op.results[0].type
         if static_shape(result_type) is None:
             return "dynamic-shape"
         from ..convert_math import convert_array
 
         try:
-            src_key = type_key(ir.ShapedType(attr.type).element_type)
+            src_key = type_key(ir.ShapedType(op.operands[0].type).element_type)
             dst_key = type_key(ir.ShapedType(result_type).element_type)
-            folded = convert_array(np.asarray(read_elements(attr)), src_key, dst_key)
+            folded = convert_array(values, src_key, dst_key)
         except (UnsupportedElementType, ValueError):
             return "unsupported-element-type"
         cst = sweep.constant(make_elements(folded, result_type), before=op)
@@ -393,18 +394,14 @@ class ReplaceBroadcastInDimWithConstants(Rewriter):
         found = _dense_constant(op.operands[0], sweep)
         if found is None:
             return "operand-not-constant"
-        src, attr = found
+        src, values = found
         out_shape = static_shape(op.results[0].type)
         if out_shape is None:
             return "dynamic-shape"
         if int(np.prod(out_shape, dtype=np.int64)) > self.budget:
             return "over-budget"
-        try:
-            values = read_elements(attr)
-        except UnsupportedElementType:
-            return "unsupported-element-type"
         folded = broadcast_in_dim(
-            np.asarray(values), i64_values(op.attributes["broadcast_dimensions"]), out_shape
+            values, i64_values(op.attributes["broadcast_dimensions"]), out_shape
         )
         cst = sweep.constant(make_elements(folded, op.results[0].type), before=op)
         sweep.replace(op, [cst.result])

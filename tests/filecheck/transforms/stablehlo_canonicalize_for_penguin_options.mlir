@@ -13,16 +13,20 @@ func.func @main() -> (tensor<2x3xi32>, tensor<2x4xi32>) {
 
 // -----
 
-// resize-nearest-grad-mode=sum: the window sum, no division; all-functions reaches @f.
-// CHECK-LABEL: func.func @f
+// resize-nearest-grad-mode=sum: the window sum, no division; all-functions reaches @g.
+// CHECK-LABEL: func.func private @g
+// CHECK:         "stablehlo.reduce_window"
+// CHECK-NOT:     custom_call
+// CHECK-LABEL: func.func @main
 // CHECK:         %[[R:.*]] = "stablehlo.reduce_window"
 // CHECK-SAME:      window_dimensions = array<i64: 3, 2>
 // CHECK-NOT:     stablehlo.divide
 // CHECK:         return %[[R]]
-func.func @f(%arg0: tensor<6x4xf32>) -> tensor<2x2xf32> {
+func.func private @g(%arg0: tensor<2x2xf32>) -> tensor<1x1xf32> {
+  %0 = stablehlo.custom_call @ResizeNearestGrad(%arg0) : (tensor<2x2xf32>) -> tensor<1x1xf32>
+  return %0 : tensor<1x1xf32>
+}
+func.func @main(%arg0: tensor<6x4xf32>) -> tensor<2x2xf32> {
   %0 = stablehlo.custom_call @ResizeNearestGrad(%arg0) : (tensor<6x4xf32>) -> tensor<2x2xf32>
   return %0 : tensor<2x2xf32>
-}
-func.func @g(%arg0: tensor<6x4xf32>) -> tensor<6x4xf32> {
-  return %arg0 : tensor<6x4xf32>
 }

@@ -1,0 +1,48 @@
+// RUN: penguin-opt %s -p inline --split-input-file | filecheck %s
+
+// A JAX-style private helper is inlined and erased.
+// CHECK-LABEL: func.func @main
+// CHECK-NOT:     call
+// CHECK:         %[[I:.*]] = stablehlo.iota dim = 0 : tensor<8xi32>
+// CHECK:         "stablehlo.sort"(%arg0, %[[I]])
+// CHECK-NOT:     func.func private @argsort
+func.func @main(%arg0: tensor<8xf32>) -> tensor<8xi32> {
+  %0 = call @argsort(%arg0) : (tensor<8xf32>) -> tensor<8xi32>
+  return %0 : tensor<8xi32>
+}
+func.func private @argsort(%arg0: tensor<8xf32>) -> tensor<8xi32> {
+  %0 = stablehlo.iota dim = 0 : tensor<8xi32>
+  %1:2 = "stablehlo.sort"(%arg0, %0) <{dimension = 0 : i64, is_stable = true}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>, %c: tensor<i32>, %d: tensor<i32>):
+    %2 = stablehlo.compare LT, %a, %b : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %2 : tensor<i1>
+  }) : (tensor<8xf32>, tensor<8xi32>) -> (tensor<8xf32>, tensor<8xi32>)
+  return %1#1 : tensor<8xi32>
+}
+
+// -----
+
+// Nested calls inline through; a public callee stays; a recursive one is left alone.
+// CHECK-LABEL: func.func @main
+// CHECK:         stablehlo.add %arg0, %arg0
+// CHECK:         call @rec
+// CHECK-LABEL: func.func public @pub
+// CHECK-LABEL: func.func private @rec
+// CHECK-NOT:     func.func private @inner
+func.func @main(%arg0: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
+  %0 = call @pub(%arg0) : (tensor<f32>) -> tensor<f32>
+  %1 = call @rec(%arg0) : (tensor<f32>) -> tensor<f32>
+  return %0, %1 : tensor<f32>, tensor<f32>
+}
+func.func public @pub(%arg0: tensor<f32>) -> tensor<f32> {
+  %0 = call @inner(%arg0) : (tensor<f32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
+func.func private @inner(%arg0: tensor<f32>) -> tensor<f32> {
+  %0 = stablehlo.add %arg0, %arg0 : tensor<f32>
+  return %0 : tensor<f32>
+}
+func.func private @rec(%arg0: tensor<f32>) -> tensor<f32> {
+  %0 = call @rec(%arg0) : (tensor<f32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
