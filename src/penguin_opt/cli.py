@@ -2,7 +2,8 @@
 
 Exit codes: 0 success; 1 the input cannot be read or a pass failed (one line on stderr,
 ``file:line:col: error: ...``, no output file written); 2 usage error (bad flags, unknown
-pass or option). ``--debug`` adds the Python traceback.
+pass or option); with ``--check-equivalence``: 3 the results differ, 4 the program is not
+checkable (no output file is written in either case). ``--debug`` adds the traceback.
 """
 
 from __future__ import annotations
@@ -76,7 +77,16 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="list penguin-opt passes and their options, then exit",
     )
+    p.add_argument(
+        "--check-equivalence",
+        action="store_true",
+        help="run the program before and after the pipeline on random inputs "
+        "and compare every output (exit 3 on a mismatch, 4 if not checkable)",
+    )
     p.add_argument("--debug", action="store_true", help="show Python tracebacks on errors")
+    from .check_cli import add_check_options
+
+    add_check_options(p)
     return p
 
 
@@ -133,8 +143,9 @@ def _main(argv: list[str]) -> int:
     if args.split_input_file or args.verify_diagnostics:
         return _run_chunks(args, pipeline, source, name)
     state = RunState()
+    before: list[str] = []
     try:
-        text = _run_one(args, pipeline, source, state)
+        text = _run_one(args, pipeline, source, state, before if args.check_equivalence else None)
     except PipelineError as err:
         raise UsageError(str(err)) from None
     except Exception as err:
@@ -142,17 +153,53 @@ def _main(argv: list[str]) -> int:
     _print_diagnostics(state, name)
     if args.pass_statistics:
         print_statistics(state)
+    if args.check_equivalence:
+        from .check_cli import run_check
+
+        code = run_check(
+            before[0],
+            text,
+            args,
+            exact=_only_exact_rewrites(state),
+            resize_mode=_resize_mode(pipeline),
+        )
+        if code != EXIT_OK:
+            return code  # no output written for a program we could not show equal
     write_atomically(args.output, text)
     return EXIT_OK
 
 
-def _run_one(args, pipeline, source, state) -> str:
-    """Load, run, and print one program; raises on input or pass errors."""
+# Rewriters whose output computes the same values bit for bit (folds, structural edits).
+_ARITHMETIC_REWRITERS = ("lowerResizeNearestGrad", "explicitlyPad", "explicitlyStride")
+
+
+def _only_exact_rewrites(state) -> bool:
+    return not any(
+        st.rewritten
+        for per in state.statistics.values()
+        for name, st in per.items()
+        if name in _ARITHMETIC_REWRITERS
+    )
+
+
+def _resize_mode(pipeline) -> str:
+    for el in pipeline.elements:
+        mode = getattr(el.ours, "resize_nearest_grad_mode", None)
+        if mode:
+            return mode
+    return "mean"
+
+
+def _run_one(args, pipeline, source, state, before: list[str] | None = None) -> str:
+    """Load, run, and print one program; raises on input or pass errors. With ``before``,
+    the program's text before the pipeline is appended to it."""
     from .api import load_source
     from .io import module_text
 
     module = load_source(source)
     with module.context:
+        if before is not None:
+            before.append(module_text(module))
         pipeline._native_check(module.context)
         pipeline.run(
             module,

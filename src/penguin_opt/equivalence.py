@@ -47,6 +47,7 @@ class Report:
     outputs: list[OutputReport] = field(default_factory=list)
     oracle: str = "interpreter"
     trials: int = 0
+    note: str = ""
 
     @property
     def ok(self) -> bool:
@@ -54,7 +55,8 @@ class Report:
 
     def table(self) -> str:
         lines = [
-            f"oracle: {self.oracle}, trials: {self.trials}",
+            f"oracle: {self.oracle}, trials: {self.trials}"
+            + (f" ({self.note})" if self.note else ""),
             f"{'output':>6}  {'shape':<16} {'dtype':<12} {'max abs':>10} {'max rel':>10}  verdict",
         ]
         for o in self.outputs:
@@ -68,8 +70,10 @@ class Report:
 # ---------------------------------------------------------------------------- preparation
 
 
-def prepare_for_interpreter(module_text: str, resize_mode: str = "mean") -> str:
-    """StableHLO text the reference interpreter can run, with the same meaning."""
+def prepare_for_interpreter(
+    module_text: str, resize_mode: str = "mean", *, split_complex: bool = True
+) -> str:
+    """StableHLO text the oracles can run, with the same meaning."""
     from jaxlib.mlir import ir, passmanager
 
     from .context import make_context
@@ -86,7 +90,8 @@ def prepare_for_interpreter(module_text: str, resize_mode: str = "mean") -> str:
             "func.func(stablehlo-legalize-deprecated-ops))"
         )
         pm.run(module)
-        _split_complex_results(module)
+        if split_complex:
+            _split_complex_results(module)
         for op in _all_ops(module):
             if op.name == "stablehlo.custom_call" or op.name.startswith("mhlo."):
                 target = ""
@@ -301,7 +306,7 @@ def random_inputs(signature, seed: int) -> list[np.ndarray]:
     return arrays
 
 
-# ---------------------------------------------------------------------------- execution
+# ---------------------------------------------------------------------------- oracles
 
 
 def _interpret_child(payload: bytes) -> bytes:
@@ -315,53 +320,86 @@ def _interpret_child(payload: bytes) -> bytes:
     ctx = make_context()
     with ctx, ir.Location.unknown(ctx):
         module = ir.Module.parse(text)
-        func = next(
-            op.operation
-            for op in module.body.operations
-            if op.operation.name == "func.func"
-            and ir.StringAttr(op.operation.attributes["sym_name"]).value == "main"
-        )
+        func = _main_func(module.operation)
         ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
         args = [make_elements(a, t) for a, t in zip(inputs, ftype.inputs, strict=True)]
         outs = stablehlo.eval_module(module, args)
         return pickle.dumps([np.array(read_elements(o)) for o in outs])
 
 
-_POOL: ProcessPoolExecutor | None = None
+def _xla_child(payload: bytes) -> bytes:
+    """Child-process body: compile ``text`` with XLA CPU (through jax) and run it."""
+    text, inputs = pickle.loads(payload)
+    import jax
+    from jax._src import xla_bridge
+    from jax._src.lib import xla_client as xc
+
+    backend = xla_bridge.get_backend("cpu")
+    devices = backend.devices()[:1]
+    try:
+        exe = backend.compile_and_load(
+            text.encode(), xc.DeviceList(tuple(devices)), xc.CompileOptions()
+        )
+    except Exception as err:  # XLA status errors (unsupported op, custom call, ...)
+        return pickle.dumps(NotCheckable(" ".join(str(err).split())[:300]))
+    buffers = [jax.device_put(a, devices[0]) for a in inputs]
+    results = exe.execute_sharded(buffers).disassemble_into_single_device_arrays()
+    return pickle.dumps([np.asarray(r[0]) for r in results])
 
 
-def _pool() -> ProcessPoolExecutor:
-    global _POOL
-    if _POOL is None:
-        _POOL = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
-    return _POOL
+_POOLS: dict[str, ProcessPoolExecutor] = {}
+
+
+def _run_child(kind: str, fn, text: str, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    """Run ``fn`` in a per-oracle child process; a crash there raises NotCheckable."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    pool = _POOLS.get(kind)
+    if pool is None:
+        pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+        _POOLS[kind] = pool
+    try:
+        result = pickle.loads(pool.submit(fn, pickle.dumps((text, inputs))).result())
+    except BrokenProcessPool:
+        del _POOLS[kind]
+        raise NotCheckable(f"the {kind} oracle aborted the process (LLVM ERROR)") from None
+    if isinstance(result, NotCheckable):
+        raise result
+    return result
 
 
 def interpret(text: str, inputs: list[np.ndarray]) -> list[np.ndarray]:
-    """Run the interpreter in a child process; a crash there raises NotCheckable."""
-    global _POOL
-    from concurrent.futures.process import BrokenProcessPool
+    """Run prepared StableHLO text on the reference interpreter (child process)."""
+    return _run_child("interpreter", _interpret_child, text, inputs)
 
-    try:
-        result = _pool().submit(_interpret_child, pickle.dumps((text, inputs))).result()
-    except BrokenProcessPool:
-        _POOL = None
-        raise NotCheckable("the reference interpreter aborted (LLVM ERROR)") from None
-    return pickle.loads(result)
+
+def run_xla(text: str, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    """Run prepared StableHLO text on XLA CPU (child process)."""
+    return _run_child("xla", _xla_child, text, inputs)
+
+
+ORACLES = ("interpreter", "xla")
 
 
 # ---------------------------------------------------------------------------- comparison
 
 
+_SUB_BYTE_INTS = ("int2", "int4", "uint2", "uint4")
+
+
+def is_integral(dtype: np.dtype) -> bool:
+    return dtype == np.bool_ or dtype.kind in "iu" or dtype.name in _SUB_BYTE_INTS
+
+
 def compare_arrays(
     a: np.ndarray, b: np.ndarray, rtol: float, atol: float
 ) -> tuple[float, float, bool]:
-    """(max abs error, max rel error, verdict). With rtol = atol = 0 the verdict is bitwise
-    equality (so -0.0 != 0.0 and NaN payloads count); otherwise NaNs must coincide, infs
-    must be equal, and finite values must satisfy |a-b| <= atol + rtol*|a|."""
+    """(max abs error, max rel error, verdict). Integers and bools compare exactly. For
+    floats with rtol = atol = 0 the verdict is bitwise equality (-0.0 != 0.0, NaN payloads
+    count); otherwise NaNs must coincide, infs must be equal, and finite values must
+    satisfy |a-b| <= atol + rtol*|a|."""
     if a.shape != b.shape or a.dtype != b.dtype:
         return float("inf"), float("inf"), False
-    integral = a.dtype == np.bool_ or a.dtype.kind in "iu" or a.dtype.name in _SUB_BYTE_INTS
     af = a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
     bf = b.astype(af.dtype)
     finite = np.isfinite(af) & np.isfinite(bf)
@@ -370,7 +408,7 @@ def compare_arrays(
     max_abs = float(diff.max()) if diff.size else 0.0
     tiny = np.finfo(np.float64).tiny
     max_rel = float((diff / np.maximum(scale, tiny)).max()) if diff.size else 0.0
-    if integral or (rtol == 0 and atol == 0):
+    if is_integral(a.dtype) or (rtol == 0 and atol == 0):
         if a.dtype.name in _SUB_BYTE_INTS or a.dtype == np.bool_:
             same = np.array_equal(a.astype(np.int64), b.astype(np.int64))
         else:
@@ -378,13 +416,101 @@ def compare_arrays(
         return max_abs, max_rel, bool(same)
     nan_a, nan_b = np.isnan(af), np.isnan(bf)
     inf_a = np.isinf(af)
-    same_special = np.array_equal(nan_a, nan_b) and np.array_equal(af[inf_a], bf[inf_a])
-    same_special = same_special and np.array_equal(inf_a, np.isinf(bf))
+    same_special = np.array_equal(nan_a, nan_b) and np.array_equal(inf_a, np.isinf(bf))
+    same_special = same_special and np.array_equal(af[inf_a], bf[inf_a])
     ok = same_special and bool(np.all(diff <= atol + rtol * scale))
     return max_abs, max_rel, ok
 
 
-_SUB_BYTE_INTS = ("int2", "int4", "uint2", "uint4")
+def reduction_size(module_text: str) -> int:
+    """The largest number of terms any one output element of a reduction-like op sums
+    (dot_general contracting dims, convolution window x input features, reduce and
+    reduce_window extents) in ``module_text``; 1 if there is none."""
+    from jaxlib.mlir import ir
+
+    from .context import make_context
+    from .penguin_sort import parse_allowing_penguin_sorts
+
+    largest = 1
+    with make_context(), ir.Location.unknown():
+        module = parse_allowing_penguin_sorts(module_text, "program")
+        for op in _all_ops(module):
+            kind = op.name.split(".", 1)[-1]
+            try:
+                if kind == "convolution":
+                    rhs = ir.RankedTensorType(op.operands[1].type).shape
+                    out_f = _conv_out_feature_size(op)
+                    terms = int(np.prod(rhs)) // max(out_f, 1)
+                elif kind == "dot_general":
+                    text = str(op.attributes["dot_dimension_numbers"])
+                    lhs = ir.RankedTensorType(op.operands[0].type).shape
+                    dims = _contracting(text)
+                    terms = int(np.prod([lhs[d] for d in dims])) if dims else 1
+                elif kind == "dot":
+                    terms = ir.RankedTensorType(op.operands[0].type).shape[-1]
+                elif kind == "reduce":
+                    shape = ir.RankedTensorType(op.operands[0].type).shape
+                    dims = _ints(op.attributes["dimensions"])
+                    terms = int(np.prod([shape[d] for d in dims])) if dims else 1
+                elif kind == "reduce_window":
+                    terms = int(np.prod(_ints(op.attributes["window_dimensions"])))
+                else:
+                    continue
+            except (ValueError, TypeError, IndexError, KeyError):
+                continue
+            largest = max(largest, int(terms))
+    return largest
+
+
+def _ints(attr) -> list[int]:
+    from .ir_util import i64_values
+
+    return i64_values(attr)
+
+
+def _contracting(text: str) -> list[int]:
+    import re
+
+    match = re.search(r"lhs_contracting_dimensions = \[([0-9, ]*)\]", text)
+    return [int(x) for x in match.group(1).split(",") if x.strip()] if match else []
+
+
+def _conv_out_feature_size(op) -> int:
+    import re
+
+    from jaxlib.mlir import ir
+
+    text = str(op.attributes["dimension_numbers"])
+    match = re.search(r"x\[([^\]]*)\]", text)
+    kernel = [t.strip() for t in match.group(1).split(",")] if match else []
+    shape = ir.RankedTensorType(op.operands[1].type).shape
+    return shape[kernel.index("o")] if "o" in kernel else 1
+
+
+def derived_tolerance(dtype: np.dtype, terms: int) -> float:
+    """Relative tolerance for a float output: 4 * eps(dtype) * terms, where ``terms`` is
+    the largest reduction in the program (summation in another order changes the result
+    by at most ~terms * eps relative to the sum of magnitudes)."""
+    import ml_dtypes
+
+    if dtype.kind == "c":
+        dtype = np.dtype(np.float32 if dtype.itemsize == 8 else np.float64)
+    eps = float(ml_dtypes.finfo(dtype).eps)
+    return 4.0 * eps * max(terms, 1)
+
+
+# ---------------------------------------------------------------------------- the check
+
+
+@dataclass
+class Tolerance:
+    """``exact``: bitwise for every output. Otherwise per float output
+    ``|a-b| <= rtol*|a| + atol*max|a|``, with rtol derived from dtype and reduction size
+    when not given."""
+
+    exact: bool = False
+    rtol: float | None = None
+    atol: float | None = None
 
 
 def check(
@@ -393,31 +519,105 @@ def check(
     *,
     seed: int = 0,
     trials: int = 1,
-    rtol: float = 0.0,
-    atol: float = 0.0,
+    rtol: float | None = 0.0,
+    atol: float | None = 0.0,
     resize_mode: str = "mean",
+    oracle: str = "interpreter",
+    inputs: list[list[np.ndarray]] | None = None,
 ) -> Report:
-    """Compare ``before`` and ``after`` (MLIR texts) on ``trials`` seeded random inputs."""
+    """Compare ``before`` and ``after`` (MLIR texts) on ``trials`` seeded random inputs
+    (or on the given input sets). ``oracle``: "interpreter", "xla", "both", or "auto"
+    (interpreter, falling back to XLA when the interpreter cannot run the program).
+    ``rtol``/``atol`` None: derived from the dtype and the largest reduction; both 0:
+    bitwise comparison."""
     sig_before, sig_after = main_signature(before), main_signature(after)
     if sig_before != sig_after:
         raise NotCheckable(f"signatures differ: {sig_before} vs {sig_after}")
     keys = result_keys(before)
-    prog_a = prepare_for_interpreter(before, resize_mode)
-    prog_b = prepare_for_interpreter(after, resize_mode)
-    report = Report(trials=trials)
+    input_sets = (
+        inputs
+        if inputs is not None
+        else [random_inputs(sig_before, seed + t) for t in range(trials)]
+    )
+    for arrays in input_sets:
+        _check_inputs(arrays, sig_before)
+    terms = max(reduction_size(before), reduction_size(after)) if rtol is None else 1
+    oracles = {"both": list(ORACLES), "auto": ["interpreter"]}.get(oracle, [oracle])
+    if any(o not in ORACLES for o in oracles):
+        raise ValueError(f"unknown oracle '{oracle}' (interpreter, xla, both, auto)")
+    reports = []
+    for name in oracles:
+        try:
+            reports.append(
+                _check_with(name, before, after, keys, input_sets, rtol, atol, terms, resize_mode)
+            )
+        except NotCheckable as err:
+            if oracle != "auto":
+                raise NotCheckable(f"{name}: {err}") from None
+            try:
+                report = _check_with(
+                    "xla", before, after, keys, input_sets, rtol, atol, terms, resize_mode
+                )
+            except NotCheckable as err2:
+                raise NotCheckable(f"interpreter: {err}; xla: {err2}") from None
+            report.note = f"interpreter could not run it ({err}); XLA decided"
+            reports.append(report)
+    if len(reports) == 1:
+        return reports[0]
+    merged = Report(
+        outputs=[], oracle="+".join(r.oracle for r in reports), trials=reports[0].trials
+    )
+    for r in reports:
+        merged.outputs += r.outputs
+    return merged
+
+
+def _check_inputs(arrays, signature) -> None:
+    if len(arrays) != len(signature):
+        raise NotCheckable(f"{len(arrays)} inputs given, @main takes {len(signature)}")
+    for i, (a, (shape, key)) in enumerate(zip(arrays, signature, strict=True)):
+        if tuple(a.shape) != tuple(shape) or a.dtype != DTYPES.get(key):
+            raise NotCheckable(
+                f"input {i} is {a.dtype}{list(a.shape)}, @main expects {key}{list(shape)}"
+            )
+
+
+def _check_with(oracle, before, after, keys, input_sets, rtol, atol, terms, resize_mode):
+    split = oracle == "interpreter"
+    run = interpret if oracle == "interpreter" else run_xla
+    prog_a = prepare_for_interpreter(before, resize_mode, split_complex=split)
+    prog_b = prepare_for_interpreter(after, resize_mode, split_complex=split)
+    report = Report(oracle=oracle, trials=len(input_sets))
     worst: dict[int, OutputReport] = {}
-    for trial in range(trials):
-        inputs = random_inputs(sig_before, seed + trial)
-        out_a = _join_complex(interpret(prog_a, inputs), keys)
-        out_b = _join_complex(interpret(prog_b, inputs), keys)
+    for arrays in input_sets:
+        out_a, out_b = run(prog_a, arrays), run(prog_b, arrays)
+        if split:
+            out_a, out_b = _join_complex(out_a, keys), _join_complex(out_b, keys)
         if len(out_a) != len(out_b):
             raise NotCheckable("different number of outputs")
         for i, (a, b) in enumerate(zip(out_a, out_b, strict=True)):
-            mabs, mrel, ok = compare_arrays(a, b, rtol, atol)
-            prev = worst.get(i)
-            if prev is None or not ok or mabs > prev.max_abs:
-                worst[i] = OutputReport(
-                    i, a.shape, str(a.dtype), mabs, mrel, ok and (prev.ok if prev else True)
+            if rtol is None and not is_integral(a.dtype):
+                r = derived_tolerance(a.dtype, terms)
+                finite = np.abs(
+                    a[np.isfinite(a)].astype(np.complex128 if a.dtype.kind == "c" else np.float64)
                 )
+                scale = float(finite.max()) if finite.size else 0.0
+                mabs, mrel, ok = compare_arrays(a, b, r, (atol or r) * scale)
+            else:
+                mabs, mrel, ok = compare_arrays(a, b, rtol or 0.0, atol or 0.0)
+            prev = worst.get(i)
+            verdict = ok and (prev.ok if prev else True)
+            if prev is None or not ok or mabs > prev.max_abs:
+                worst[i] = OutputReport(i, a.shape, str(a.dtype), mabs, mrel, verdict)
     report.outputs = [worst[i] for i in sorted(worst)]
     return report
+
+
+def load_npz_inputs(path: str, signature) -> list[list[np.ndarray]]:
+    """Input sets from an .npz: arrays named arg0, arg1, ... (one set), or a leading trial
+    axis when every array has one more dimension than @main's argument."""
+    with np.load(path) as data:
+        arrays = [data[f"arg{i}"] for i in range(len(signature))]
+    if all(a.ndim == len(s) + 1 for a, (s, _) in zip(arrays, signature, strict=True)) and arrays:
+        return [[a[t] for a in arrays] for t in range(arrays[0].shape[0])]
+    return [arrays]

@@ -1,0 +1,133 @@
+"""The equivalence checker as a user sees it: penguin-check and --check-equivalence."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from penguin_opt.equivalence import NotCheckable, check
+
+ROOT = Path(__file__).resolve().parents[1]
+
+ADD = """func.func @main(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.add %a, %b : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+"""
+ADD_SWAPPED = ADD.replace("%a, %b", "%b, %a")
+MUL = ADD.replace("stablehlo.add", "stablehlo.multiply")
+
+
+def run(module: str, *args):
+    return subprocess.run([sys.executable, "-m", module, *map(str, args)], capture_output=True,
+                          text=True, cwd=ROOT)
+
+
+def write(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_penguin_check_equal_programs(tmp_path):
+    proc = run("penguin_opt.check_cli", write(tmp_path, "a.mlir", ADD),
+               write(tmp_path, "b.mlir", ADD_SWAPPED))
+    assert proc.returncode == 0, proc.stderr
+    assert "all outputs match" in proc.stderr
+    assert "float32" in proc.stderr and "ok" in proc.stderr
+
+
+def test_penguin_check_mismatch_exit_3(tmp_path):
+    proc = run("penguin_opt.check_cli", write(tmp_path, "a.mlir", ADD),
+               write(tmp_path, "b.mlir", MUL))
+    assert proc.returncode == 3, proc.stderr
+    assert "MISMATCH" in proc.stderr
+
+
+@pytest.mark.parametrize("oracle", ["interpreter", "xla", "both"])
+def test_oracles_detect_a_one_ulp_change(oracle):
+    after = ADD.replace("return %0", "%c = stablehlo.constant dense<1.0e-7> : tensor<4xf32>\n"
+                        "  %1 = stablehlo.add %0, %c : tensor<4xf32>\n  return %1")
+    report = check(ADD, after, oracle=oracle, rtol=0.0, atol=0.0)
+    assert not report.ok
+    assert set(report.oracle.split("+")) == ({"interpreter", "xla"} if oracle == "both"
+                                             else {oracle})
+
+
+def test_not_checkable_names_the_op(tmp_path):
+    unknown = ADD.replace("stablehlo.add %a, %b : tensor<4xf32>",
+                          "stablehlo.custom_call @MysteryOp(%a, %b) : "
+                          "(tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>")
+    proc = run("penguin_opt.check_cli", write(tmp_path, "a.mlir", unknown),
+               write(tmp_path, "b.mlir", unknown), "--oracle", "interpreter")
+    assert proc.returncode == 4, proc.stderr
+    assert "@MysteryOp" in proc.stderr
+    with pytest.raises(NotCheckable):
+        check(unknown, unknown, oracle="auto")
+
+
+def test_npz_inputs(tmp_path):
+    npz = tmp_path / "in.npz"
+    np.savez(npz, arg0=np.ones((3, 4), np.float32), arg1=np.full((3, 4), 2, np.float32))
+    proc = run("penguin_opt.check_cli", write(tmp_path, "a.mlir", ADD),
+               write(tmp_path, "b.mlir", ADD_SWAPPED), "--inputs", npz)
+    assert proc.returncode == 0, proc.stderr
+    assert "trials: 3" in proc.stderr
+    bad = tmp_path / "bad.npz"
+    np.savez(bad, arg0=np.ones((5,), np.float32), arg1=np.ones((5,), np.float32))
+    proc = run("penguin_opt.check_cli", tmp_path / "a.mlir", tmp_path / "b.mlir", "--inputs", bad)
+    assert proc.returncode == 4 and "expects f32[4]" in proc.stderr, proc.stderr
+
+
+def test_penguin_form_and_known_custom_calls_are_checkable():
+    before = """func.func @main(%x: tensor<6xf32>, %g: tensor<4x6xf32>) -> (tensor<6xi32>, tensor<6xf32>, tensor<2x3xf32>) {
+  %i = stablehlo.iota dim = 0 : tensor<6xi32>
+  %s:2 = "stablehlo.sort"(%x, %i) <{dimension = 0 : i64, is_stable = true}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>, %c: tensor<i32>, %d: tensor<i32>):
+    %p = stablehlo.compare LT, %a, %b : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  }) : (tensor<6xf32>, tensor<6xi32>) -> (tensor<6xf32>, tensor<6xi32>)
+  %e = stablehlo.custom_call @AwsNeuronErf(%x) {backend_config = "{x}"} : (tensor<6xf32>) -> tensor<6xf32>
+  %r = stablehlo.custom_call @ResizeNearestGrad(%g) : (tensor<4x6xf32>) -> tensor<2x3xf32>
+  return %s#1, %e, %r : tensor<6xi32>, tensor<6xf32>, tensor<2x3xf32>
+}
+"""
+    import penguin_opt
+
+    module = penguin_opt.load(before)
+    penguin_opt.run(module, "stablehlo-canonicalize-for-penguin")
+    after = penguin_opt.to_text(module)
+    assert '"stablehlo.sort"(%arg0)' in after
+    report = check(before, after, trials=2, rtol=1e-6, atol=0.0)
+    assert report.ok, report.table()
+    # A wrong meaning for ResizeNearestGrad is caught: mean lowering vs sum semantics.
+    assert not check(before, after, rtol=1e-6, atol=0.0, resize_mode="sum").ok
+
+
+def test_interpreter_abort_falls_back_to_xla():
+    # HWNC-style dimension numbers make the reference interpreter abort (LLVM ERROR).
+    conv = """func.func @main(%x: tensor<5x5x1x2xf32>, %w: tensor<2x3x3x2xf32>) -> tensor<3x3x1x2xf32> {
+  %0 = stablehlo.convolution(%x, %w) dim_numbers = [0, 1, b, f]x[i, 0, 1, o]->[0, 1, b, f], window = {} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<5x5x1x2xf32>, tensor<2x3x3x2xf32>) -> tensor<3x3x1x2xf32>
+  return %0 : tensor<3x3x1x2xf32>
+}
+"""
+    try:
+        report = check(conv, conv, oracle="interpreter")
+    except NotCheckable as err:
+        assert "aborted" in str(err)
+        report = check(conv, conv, oracle="auto")
+        assert report.oracle == "xla" and "XLA decided" in report.note
+    assert report.ok
+
+
+def test_penguin_opt_check_equivalence_flag(tmp_path):
+    out = tmp_path / "out.mlir"
+    proc = run("penguin_opt.cli", ROOT / "examples" / "argsort_model.mlir", "-p",
+               "inline,stablehlo-canonicalize-for-penguin", "--check-equivalence", "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    assert "all outputs match" in proc.stderr
+    assert out.exists()
