@@ -105,3 +105,47 @@ func.func @main(%arg0: tensor<0x4xf32>) -> tensor<0x4xf32> {
   %0 = mhlo.add %arg0, %arg0 : tensor<0x4xf32>
   return %0 : tensor<0x4xf32>
 }
+
+// -----
+
+// No-match cases on MHLO: sort operand 1 is an argument; GTE of an argument; convert of a
+// non-constant; AwsNeuronErf with a valid config; other custom calls; broadcast_in_dim of
+// a non-constant.
+// CHECK-LABEL: func.func @main
+// CHECK:         "mhlo.sort"(%arg0, %arg1)
+// CHECK:         mhlo.get_tuple_element %arg2[0]
+// CHECK:         mhlo.convert %arg0
+// CHECK:         mhlo.custom_call @AwsNeuronErf(%arg0) {backend_config = "abc"}
+// CHECK:         mhlo.custom_call @ResizeNearestGradX(%arg0)
+// CHECK:         "mhlo.broadcast_in_dim"(%arg0)
+func.func @main(%arg0: tensor<4xf32>, %arg1: tensor<4xi32>, %arg2: tuple<tensor<4xf32>>) -> (tensor<4xi32>, tensor<4xf32>, tensor<4xi32>, tensor<4xf32>, tensor<4xf32>, tensor<2x4xf32>) {
+  %1:2 = "mhlo.sort"(%arg0, %arg1) <{dimension = 0 : i64, is_stable = true}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>, %c: tensor<i32>, %d: tensor<i32>):
+    %2 = mhlo.compare LT, %a, %b : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    mhlo.return %2 : tensor<i1>
+  }) : (tensor<4xf32>, tensor<4xi32>) -> (tensor<4xf32>, tensor<4xi32>)
+  %g = mhlo.get_tuple_element %arg2[0] : (tuple<tensor<4xf32>>) -> tensor<4xf32>
+  %c = mhlo.convert %arg0 : (tensor<4xf32>) -> tensor<4xi32>
+  %e = mhlo.custom_call @AwsNeuronErf(%arg0) {backend_config = "abc"} : (tensor<4xf32>) -> tensor<4xf32>
+  %r = mhlo.custom_call @ResizeNearestGradX(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
+  %b = "mhlo.broadcast_in_dim"(%arg0) <{broadcast_dimensions = dense<1> : tensor<1xi64>}> : (tensor<4xf32>) -> tensor<2x4xf32>
+  return %1#1, %g, %c, %e, %r, %b : tensor<4xi32>, tensor<4xf32>, tensor<4xi32>, tensor<4xf32>, tensor<4xf32>, tensor<2x4xf32>
+}
+
+// -----
+
+// Nested regions on MHLO: a convert(constant) inside a case branch folds.
+// CHECK-LABEL: func.func @main
+// CHECK:         "mhlo.case"
+// CHECK:           mhlo.constant dense<3> : tensor<i32>
+// CHECK-NOT:       mhlo.convert
+func.func @main(%arg0: tensor<i32>) -> tensor<i32> {
+  %0 = "mhlo.case"(%arg0) ({
+    %c = mhlo.constant dense<3.7> : tensor<f32>
+    %1 = mhlo.convert %c : (tensor<f32>) -> tensor<i32>
+    mhlo.return %1 : tensor<i32>
+  }, {
+    mhlo.return %arg0 : tensor<i32>
+  }) : (tensor<i32>) -> tensor<i32>
+  return %0 : tensor<i32>
+}

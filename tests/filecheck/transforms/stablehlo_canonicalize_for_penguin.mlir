@@ -257,7 +257,7 @@ func.func @main() -> tensor<3x2xi32> {
 // replaceBroadcastInDimWithConstants: a transposing broadcast_in_dim of a bf16 constant;
 // the constant has another user, so it stays.
 // CHECK-LABEL: func.func @main
-// CHECK-DAG:     stablehlo.constant dense<{{\[\[}}\[1.000000e+00, 4.000000e+00], [2.000000e+00, 5.000000e+00], [3.000000e+00, 6.000000e+00]]]> : tensor<1x3x2xbf16>
+// CHECK-DAG:     stablehlo.constant dense<{{\[\[\[}}1.000000e+00, 4.000000e+00], [2.000000e+00, 5.000000e+00], [3.000000e+00, 6.000000e+00]]]> : tensor<1x3x2xbf16>
 // CHECK-DAG:     %[[SRC:.*]] = stablehlo.constant dense<{{\[\[}}1.000000e+00, 2.000000e+00, 3.000000e+00], [4.000000e+00, 5.000000e+00, 6.000000e+00]]> : tensor<2x3xbf16>
 // CHECK:         return {{.*}}, %[[SRC]]
 func.func @main() -> (tensor<1x3x2xbf16>, tensor<2x3xbf16>) {
