@@ -1,0 +1,542 @@
+"""``convert_math.convert_array`` against the StableHLO reference interpreter, bit for bit.
+
+The interpreter (``stablehlo.eval_module``) runs in child processes: an abort there (LLVM
+ERROR, or the bindings' ``terminate`` when a result cannot be turned into a Python
+attribute) would otherwise kill pytest. One interpreter module converts the whole input
+batch of a (source, destination) pair. ``eval_module`` cannot hand back complex tensors
+(nanobind aborts the process), so for a complex destination the module returns
+``stablehlo.real`` and ``stablehlo.imag`` of the convert instead; those copy the parts
+exactly.
+
+Fast tests: every pair of the 30 element types, with every bit pattern of the <= 8-bit
+types and curated nasty values for the others. ``-m slow``: every 16-bit pattern and larger
+random sweeps.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import warnings
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import penguin_opt
+from penguin_opt.convert_math import convert_array
+from penguin_opt.elements import DTYPES
+
+KEYS = list(DTYPES)
+PAIRS = [(src, dst) for src in KEYS for dst in KEYS]
+SRC_PATH = str(Path(penguin_opt.__file__).resolve().parents[1])
+
+FLOAT_KEYS = [k for k in KEYS if k.startswith("f")]
+NARROW_FLOATS = [k for k in FLOAT_KEYS if k not in ("f32", "f64")]
+SUB_BYTE_BITS = {"f6E2M3FN": 6, "f6E3M2FN": 6, "f4E2M1FN": 4, "i2": 2, "i4": 4, "ui2": 2,
+                 "ui4": 4, "i1": 1}
+
+
+def key_bits(key: str) -> int:
+    return SUB_BYTE_BITS.get(key, DTYPES[key].itemsize * 8)
+
+
+# --------------------------------------------------------------------------------------
+# The interpreter, in a child process.
+# --------------------------------------------------------------------------------------
+
+_CHILD = r"""
+import sys
+from pathlib import Path
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo
+
+from penguin_opt.context import make_context
+from penguin_opt.elements import DTYPES, make_elements, read_elements
+
+ctx = make_context()
+for line in sys.stdin:
+    src, dst, in_path, out_path = line.split()
+    arr = np.frombuffer(Path(in_path).read_bytes(), dtype=DTYPES[src])
+    t_in, t_out = f"tensor<{arr.size}x{src}>", f"tensor<{arr.size}x{dst}>"
+    convert = f"%0 = stablehlo.convert %a : ({t_in}) -> {t_out}"
+    if dst.startswith("complex"):
+        t_part = f"tensor<{arr.size}x{dst[8:-1]}>"
+        text = (f"func.func @main(%a: {t_in}) -> ({t_part}, {t_part}) {{ {convert}\n"
+                f"%1 = stablehlo.real %0 : ({t_out}) -> {t_part}\n"
+                f"%2 = stablehlo.imag %0 : ({t_out}) -> {t_part}\n"
+                f"return %1, %2 : {t_part}, {t_part} }}")
+    else:
+        text = f"func.func @main(%a: {t_in}) -> {t_out} {{ {convert}\nreturn %0 : {t_out} }}"
+    with ctx, ir.Location.unknown():
+        module = ir.Module.parse(text)
+        outs = stablehlo.eval_module(module, [make_elements(arr, ir.Type.parse(t_in))])
+        parts = [np.ascontiguousarray(read_elements(o)).reshape(-1) for o in outs]
+    if len(parts) == 2:
+        res = np.ascontiguousarray(np.stack(parts, axis=-1)).reshape(-1).view(DTYPES[dst])
+    else:
+        res = parts[0]
+    assert res.dtype == DTYPES[dst], (res.dtype, dst)
+    Path(out_path).write_bytes(res.tobytes())
+    print("ok", flush=True)
+"""
+
+
+class InterpreterAborted(RuntimeError):
+    """The interpreter child process died while converting."""
+
+
+class Interpreter:
+    """A reference-interpreter child process converting one batch per request."""
+
+    def __init__(self) -> None:
+        self._dir = tempfile.TemporaryDirectory(prefix="convert_math_")
+        self._stderr = Path(self._dir.name) / "stderr"
+        self._proc: subprocess.Popen[str] | None = None
+        self._lock = threading.Lock()
+
+    def _start(self) -> subprocess.Popen[str]:
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [SRC_PATH, env.get("PYTHONPATH")]))
+        with self._stderr.open("w") as stderr:  # the child keeps its own descriptor
+            return subprocess.Popen([sys.executable, "-c", _CHILD], stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE, stderr=stderr, text=True, env=env)
+
+    def _stop(self) -> None:
+        if self._proc is not None:
+            for pipe in (self._proc.stdin, self._proc.stdout):
+                if pipe is not None:
+                    try:
+                        pipe.close()
+                    except BrokenPipeError:
+                        pass
+            self._proc.wait(timeout=60)
+            self._proc = None
+
+    def convert(self, values: np.ndarray, src: str, dst: str) -> np.ndarray:
+        values = np.ascontiguousarray(values, dtype=DTYPES[src]).reshape(-1)
+        with self._lock:
+            if self._proc is None or self._proc.poll() is not None:
+                self._proc = self._start()
+            in_path = Path(self._dir.name) / "in.bin"
+            out_path = Path(self._dir.name) / "out.bin"
+            in_path.write_bytes(values.tobytes())
+            assert self._proc.stdin is not None and self._proc.stdout is not None
+            try:
+                self._proc.stdin.write(f"{src} {dst} {in_path} {out_path}\n")
+                self._proc.stdin.flush()
+                reply = self._proc.stdout.readline()
+            except BrokenPipeError:
+                reply = ""
+            if reply.strip() != "ok":
+                self._stop()
+                err = self._stderr.read_text()[-2000:]
+                raise InterpreterAborted(f"interpreter died converting {src} -> {dst}:\n{err}")
+            return np.frombuffer(out_path.read_bytes(), dtype=DTYPES[dst]).copy()
+
+    def close(self) -> None:
+        with self._lock:
+            self._stop()
+        self._dir.cleanup()
+
+
+# --------------------------------------------------------------------------------------
+# Inputs.
+# --------------------------------------------------------------------------------------
+
+
+def all_patterns(key: str) -> np.ndarray:
+    """Every value of a type of at most 16 bits, in bit-pattern order."""
+    dtype, n = DTYPES[key], key_bits(key)
+    raw = np.arange(1 << n, dtype=np.int64)
+    if key == "i1":
+        return raw.astype(np.bool_)
+    if key.startswith("i"):
+        return np.where(raw >= 1 << (n - 1), raw - (1 << n), raw).astype(dtype)
+    if key.startswith("ui"):
+        return raw.astype(dtype)
+    return raw.astype(f"u{dtype.itemsize}").view(dtype)
+
+
+def finite_values(key: str) -> np.ndarray:
+    """Sorted non-negative finite values of a narrow float type (decoded by ml_dtypes)."""
+    v = all_patterns(key).astype(np.float64)
+    return np.unique(v[np.isfinite(v) & (v >= 0)])
+
+
+def _rounding_edges(dst: str, dtype: np.dtype, rng: np.random.Generator, count: int,
+                    perturb: Iterable[int]) -> np.ndarray:
+    """Midpoints between neighbouring ``dst`` values, the overflow threshold, values beyond
+    the range and in the underflow zone, with the neighbours of each in ``dtype`` and (for
+    f64) relative nudges too small for an intermediate f32 to keep."""
+    vals = finite_values(dst)
+    mids = (vals[:-1] + vals[1:]) / 2
+    top, ulp = vals[-1], vals[-1] - vals[-2]
+    tiny = vals[1]
+    extra = [top + ulp / 2, top + ulp, 2 * top, 4 * top, tiny / 2, tiny / 4, 0.75 * tiny,
+             1.5 * tiny, *vals[-2:], *vals[:3]]
+    picks = rng.choice(mids, min(count, mids.size), replace=False)
+    cand = np.concatenate([picks, mids[:4], mids[-4:], extra])
+    c = cand.astype(dtype)
+    out = [c, np.nextafter(c, dtype.type(np.inf)), np.nextafter(c, dtype.type(-np.inf))]
+    out += [(cand * (1 + 2.0**-k)).astype(dtype) for k in perturb]
+    out += [(cand * (1 - 2.0**-k)).astype(dtype) for k in perturb]
+    a = np.concatenate(out)
+    return np.concatenate([a, -a])
+
+
+def _f32_rounding_edges(rng: np.random.Generator, count: int) -> np.ndarray:
+    """binary64 midpoints between neighbouring binary32 values (normal and subnormal)."""
+    f = rng.integers(0, 0x7F800000, count, dtype=np.uint32).view(np.float32)
+    f = np.concatenate([f, np.arange(0, 40, dtype=np.uint32).view(np.float32),
+                        [np.finfo(np.float32).max]])
+    m = (f.astype(np.float64) + np.nextafter(f, np.float32(np.inf)).astype(np.float64)) / 2
+    m = np.concatenate([m[np.isfinite(m)], [float(np.finfo(np.float32).max) * 2.0]])
+    a = np.concatenate([m, np.nextafter(m, np.inf), np.nextafter(m, -np.inf)])
+    return np.concatenate([a, -a])
+
+
+def float_values(key: str, rng: np.random.Generator, *, big: bool = False) -> np.ndarray:
+    """Nasty binary32/binary64 inputs: specials, NaN payloads, integer and rounding edges."""
+    dtype = np.dtype(np.float32 if key.endswith("f32>") or key == "f32" else np.float64)
+    utype = np.dtype(f"u{dtype.itemsize}")
+    info = np.finfo(dtype)
+    specials = [0.0, -0.0, np.inf, -np.inf, info.max, -info.max, info.tiny, -info.tiny,
+                info.smallest_subnormal, -info.smallest_subnormal, 1.0, -1.0, 0.5, -0.5,
+                1.5, 2.5, -2.5, 0.99, -0.99, 1e30, -1e30]
+    if dtype == np.float32:
+        nans = [0x7FC00000, 0xFFC00000, 0x7F800001, 0xFF800001, 0x7FBFFFFF, 0x7FFFFFFF,
+                0xFFFFFFFF, 0x7FA00000, 0x7F802000, 0x7F810000, 0x7F800100, 0xFF801000,
+                0x7FC00001, 0x7FE00000, 0x7FF00000]
+        exp_bits = np.uint64(0xFF << 23)
+    else:
+        nans = [0x7FF8000000000000, 0xFFF8000000000000, 0x7FF0000000000001,
+                0xFFF0000000000001, 0x7FF7FFFFFFFFFFFF, 0x7FFFFFFFFFFFFFFF, 0xFFFFFFFFFFFFFFFF,
+                0x7FF0000020000000, 0x7FF0000010000000, 0x7FF4000000000000,
+                0x7FF0040000000000, 0x7FF0200000000000, 0x7FF8000000000001,
+                0x7FFC000000000000, 0x7FF0000000000800]
+        exp_bits = np.uint64(0x7FF << 52)
+    bits = dtype.itemsize * 8
+    random_nans = rng.integers(0, 1 << 62, 40, dtype=np.uint64) | exp_bits
+    random_nans &= np.uint64((1 << bits) - 1)
+    parts = [np.array(specials, dtype), np.array(nans, dtype=np.uint64).astype(utype).view(dtype),
+             random_nans.astype(utype).view(dtype)]
+    ints = [s * (2.0**k + d) for k in range(65) for d in (-1, -0.5, 0, 0.5, 1) for s in (1, -1)]
+    parts.append(np.array(ints).astype(dtype))
+    count, perturb = (200, (20, 26, 30, 40)) if big else (10, (26, 40))
+    for dst in NARROW_FLOATS:
+        parts.append(_rounding_edges(dst, dtype, rng, count, perturb if bits == 64 else ()))
+    if bits == 64:
+        parts.append(_f32_rounding_edges(rng, 2000 if big else 100))
+    n = 20000 if big else 300
+    raw = rng.integers(0, 1 << 63, n, dtype=np.uint64) << np.uint64(1)
+    raw |= rng.integers(0, 2, n, dtype=np.uint64)
+    parts.append((raw >> np.uint64(64 - bits)).astype(utype).view(dtype))
+    parts.append(rng.standard_normal(n) * 2.0 ** rng.integers(-150, 70, n))
+    return np.concatenate([p.astype(dtype) for p in parts])
+
+
+def int_values(key: str, rng: np.random.Generator, *, big: bool = False) -> np.ndarray:
+    """Integer edges: limits, powers of two and their neighbours, rounding midpoints of
+    every float precision (2^k + odd multiples of 2^(k-p)) and their neighbours."""
+    dtype = DTYPES[key]
+    info = np.iinfo(dtype)
+    vals = {0, 1, -1, 2, -2, 3, info.min, info.max, info.min + 1, info.max - 1}
+    for k in range(info.bits + 1):
+        vals.update(s * (1 << k) + d for d in (-2, -1, 0, 1, 2) for s in (1, -1))
+        for p in (1, 2, 3, 4, 5, 8, 11, 24, 53):
+            if k - p - 1 >= 0:
+                for mult in (1, 3):
+                    m = (1 << k) + mult * (1 << (k - p))
+                    vals.update(s * m + d for d in (-1, 0, 1) for s in (1, -1))
+    edge = np.array(sorted(v for v in vals if info.min <= v <= info.max), dtype=object)
+    n = 20000 if big else 300
+    rand = rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
+    shifts = rng.integers(0, info.bits, n).astype(np.uint64)
+    short = (rng.integers(0, 1 << 63, n, dtype=np.uint64) >> shifts).astype(dtype)
+    small = rng.integers(-300, 300, 50).astype(dtype)
+    return np.concatenate([edge.astype(dtype), rand, short, small])
+
+
+def source_values(key: str, rng: np.random.Generator, *, big: bool = False) -> np.ndarray:
+    """The input batch for a source type (every pattern of types up to 8 bits)."""
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # overflowing casts are intended
+        return _source_values(key, rng, big=big)
+
+
+def _source_values(key: str, rng: np.random.Generator, *, big: bool) -> np.ndarray:
+    dtype = DTYPES[key]
+    if key in ("f32", "f64"):
+        return float_values(key, rng, big=big)
+    if key.startswith("complex"):
+        part = float_values(key, rng, big=big)
+        out = np.empty(2 * part.size, dtype=dtype)
+        out[: part.size].real, out[: part.size].imag = part, rng.permutation(part)
+        out[part.size :].real, out[part.size :].imag = rng.permutation(part), part
+        return out
+    if key in ("i32", "i64", "ui32", "ui64"):
+        return int_values(key, rng, big=big)
+    patterns = all_patterns(key)
+    if key_bits(key) <= 8 or big:
+        return patterns
+    # 16-bit types: a stride through all patterns plus every pattern near the exponent
+    # limits (zeros, subnormals, the largest values, inf/NaN) and the integer limits.
+    raw = np.arange(1 << 16)
+    expo = (raw >> 10) & 0x1F if key == "f16" else (raw >> 7) & 0xFF
+    exp_max = 0x1F if key == "f16" else 0xFF
+    edge = (raw % 37 == 0) | ((raw & 0x7FFF) < 8) | (((raw + 8) & 0x7FFF) < 16)
+    if key in ("f16", "bf16"):
+        low_mant = (raw & 0x7) == 0x7
+        edge |= ((expo == 0) | (expo == 1) | (expo == exp_max) | (expo == exp_max - 1)) & (
+            low_mant | (raw % 5 == 0))
+    return patterns[edge]
+
+
+# --------------------------------------------------------------------------------------
+# Comparison.
+# --------------------------------------------------------------------------------------
+
+
+def bit_view(a: np.ndarray, key: str) -> np.ndarray:
+    """Raw encodings of each element (complex: two columns), comparable with ``==``."""
+    a = np.ascontiguousarray(a).reshape(-1)
+    if a.dtype.kind == "c":
+        return a.view(f"u{a.dtype.itemsize // 2}").reshape(-1, 2)
+    if a.dtype == np.bool_:
+        return a.view(np.uint8).astype(bool).reshape(-1, 1)
+    raw = a.view(f"u{a.dtype.itemsize}")
+    if key_bits(key) < 8:
+        raw = raw & np.uint8((1 << key_bits(key)) - 1)
+    return raw.reshape(-1, 1)
+
+
+def assert_same_bits(values: np.ndarray, src: str, dst: str, expected: np.ndarray,
+                     got: np.ndarray) -> None:
+    assert got.dtype == DTYPES[dst]
+    assert got.shape == values.shape
+    exp_bits, got_bits = bit_view(expected, dst), bit_view(got, dst)
+    bad = np.flatnonzero((exp_bits != got_bits).any(axis=1))
+    if bad.size:
+        src_bits = bit_view(values, src)
+
+        def hexes(row: np.ndarray) -> str:
+            return "/".join(hex(int(b)) for b in row)
+
+        lines = [
+            f"  {values.reshape(-1)[i]!r} ({hexes(src_bits[i])}): interpreter "
+            f"{hexes(exp_bits[i])}, convert_array {hexes(got_bits[i])}"
+            for i in bad[:10]
+        ]
+        pytest.fail(f"{src} -> {dst}: {bad.size}/{values.size} differ\n" + "\n".join(lines))
+
+
+def _seed(src: str, big: bool) -> int:
+    return (sum(map(ord, src)) * 7919 + big) % (1 << 32)
+
+
+def _reference_results(pairs: list[tuple[str, str]], big: bool,
+                       ) -> tuple[dict[str, np.ndarray], dict[tuple[str, str], object]]:
+    """Inputs per source and the interpreter's result (or failure) per pair, using two
+    interpreter processes."""
+    inputs = {src: source_values(src, np.random.default_rng(_seed(src, big)), big=big)
+              for src in dict.fromkeys(s for s, _ in pairs)}
+    workers = max(1, min(2, os.cpu_count() or 1))
+    interpreters = [Interpreter() for _ in range(workers)]
+    results: dict[tuple[str, str], object] = {}
+
+    def run(job: tuple[int, list[tuple[str, str]]]) -> None:
+        index, chunk = job
+        for src, dst in chunk:
+            try:
+                results[src, dst] = interpreters[index].convert(inputs[src], src, dst)
+            except InterpreterAborted as exc:
+                results[src, dst] = exc
+
+    try:
+        with ThreadPoolExecutor(workers) as pool:
+            list(pool.map(run, [(i, pairs[i::workers]) for i in range(workers)]))
+    finally:
+        for interp in interpreters:
+            interp.close()
+    return inputs, results
+
+
+@pytest.fixture(scope="module")
+def reference() -> tuple[dict[str, np.ndarray], dict[tuple[str, str], object]]:
+    return _reference_results(PAIRS, big=False)
+
+
+def _check_pair(reference, src: str, dst: str) -> None:
+    inputs, results = reference
+    expected = results[src, dst]
+    if isinstance(expected, Exception):
+        pytest.fail(f"the interpreter aborted on {src} -> {dst}: {expected}")
+    values = inputs[src]
+    got = convert_array(values, src, dst)
+    assert_same_bits(values, src, dst, expected, got)
+
+
+@pytest.mark.parametrize(("src", "dst"), PAIRS, ids=[f"{s}->{d}" for s, d in PAIRS])
+def test_matches_interpreter(reference, src: str, dst: str) -> None:
+    _check_pair(reference, src, dst)
+
+
+@pytest.fixture(scope="module")
+def big_reference() -> tuple[dict[str, np.ndarray], dict[tuple[str, str], object]]:
+    return _reference_results(PAIRS, big=True)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("src", "dst"), PAIRS, ids=[f"{s}->{d}" for s, d in PAIRS])
+def test_matches_interpreter_exhaustive(big_reference, src: str, dst: str) -> None:
+    """Every 16-bit pattern, and 20000+ random and edge values for wider sources."""
+    _check_pair(big_reference, src, dst)
+
+
+# --------------------------------------------------------------------------------------
+# Property test against the interpreter.
+# --------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def interpreter() -> Iterable[Interpreter]:
+    interp = Interpreter()
+    yield interp
+    interp.close()
+
+
+@st.composite
+def source_arrays(draw: Callable, key: str) -> np.ndarray:
+    """Arrays of ``key`` from raw bit patterns and ordinary numbers (NaNs, payloads, ...)."""
+    dtype, n = DTYPES[key], key_bits(key)
+    size = draw(st.integers(1, 40))
+    if key == "i1":
+        return np.array(draw(st.lists(st.booleans(), min_size=size, max_size=size)))
+    if dtype.kind == "c":
+        width = dtype.itemsize * 4
+        part = np.dtype(f"f{width // 8}")
+        raw = draw(st.lists(st.integers(0, (1 << width) - 1), min_size=size, max_size=size))
+        floats = draw(st.lists(st.floats(width=width), min_size=size, max_size=size))
+        parts = np.concatenate([np.array(raw, np.uint64).astype(f"u{width // 8}").view(part),
+                                np.array(floats, part)])
+        order = np.array(draw(st.permutations(range(parts.size))), dtype=np.intp)
+        return parts[order].view(dtype)
+    if key.startswith(("i", "ui")):
+        info = ml_dtypes.iinfo(dtype) if key in ("i2", "i4", "ui2", "ui4") else np.iinfo(dtype)
+        ints = draw(st.lists(st.integers(int(info.min), int(info.max)), min_size=size,
+                             max_size=size))
+        return np.array(ints, dtype=object).astype(dtype)
+    patterns = st.integers(0, (1 << n) - 1)
+    raw = np.array(draw(st.lists(patterns, min_size=size, max_size=size)), dtype=np.uint64)
+    values = raw.astype(f"u{dtype.itemsize}").view(dtype)
+    if key in ("f32", "f64"):
+        extra = draw(st.lists(st.floats(width=dtype.itemsize * 8), max_size=size))
+        values = np.concatenate([values, np.array(extra, dtype=dtype)])
+    return values
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data(), src=st.sampled_from(KEYS), dst=st.sampled_from(KEYS))
+def test_property_matches_interpreter(interpreter: Interpreter, data, src: str,
+                                      dst: str) -> None:
+    values = data.draw(source_arrays(src), label="values")
+    expected = interpreter.convert(values, src, dst)
+    assert_same_bits(values, src, dst, expected, convert_array(values, src, dst))
+
+
+# --------------------------------------------------------------------------------------
+# Spot checks of the rules (no interpreter) and the API contract.
+# --------------------------------------------------------------------------------------
+
+
+def _u(a: np.ndarray) -> list[int]:
+    return [int(b) for b in np.ascontiguousarray(a).view(f"u{a.dtype.itemsize}")]
+
+
+def test_rules_spot_checks() -> None:
+    f32 = np.array([2.9, -2.9, np.nan, 3e9, -3e9, -0.5], np.float32)
+    assert convert_array(f32, "f32", "i32").tolist() == [2, -2, 0, 2**31 - 1, -(2**31), 0]
+    assert convert_array(f32, "f32", "ui8").tolist() == [2, 0, 0, 255, 0, 0]
+    assert convert_array(f32, "f32", "i1").tolist() == [True, True, True, True, True, True]
+    # one rounding: 1 + 2^-8 + 2^-30 is above the bf16 midpoint; via f32 it would tie down
+    x = np.array([1 + 2.0**-8 + 2.0**-30], np.float64)
+    assert float(convert_array(x, "f64", "bf16")[0]) == 1 + 2.0**-7
+    assert float(x.astype(ml_dtypes.bfloat16)[0]) == 1.0
+    big = np.array([2**62 + 2**54 + 1], np.int64)  # just above a bf16 midpoint
+    assert float(convert_array(big, "i64", "bf16")[0]) == 2.0**62 + 2.0**55
+    assert float(big.astype(ml_dtypes.bfloat16)[0]) == 2.0**62
+    e8 = np.array([1.0, -1.0, -2.0, 1.5, 0.0, np.nan, 2.0**-130], np.float32)
+    assert _u(convert_array(e8, "f32", "f8E8M0FNU")) == [0x7F, 0xFF, 0x80, 0x80, 0, 0xFF, 0]
+    special = np.array([np.nan, -np.inf, 1e9, -0.0], np.float64)
+    assert _u(convert_array(special, "f64", "f8E4M3FN")) == [0x7F, 0xFF, 0x7F, 0x80]
+    assert _u(convert_array(special, "f64", "f8E4M3FNUZ")) == [0x80, 0x80, 0x80, 0x00]
+    assert _u(convert_array(special, "f64", "f4E2M1FN")) == [0x0, 0x8, 0x7, 0x8]
+    assert _u(convert_array(np.array([0x7F800001], np.uint32).view(np.float32), "f32",
+                            "bf16")) == [0x7FC0]
+    snan = np.array([0x7FF0000000000001], np.uint64).view(np.float64)
+    assert _u(convert_array(snan, "f64", "f64")) == [0x7FF0000000000001]
+    assert convert_array(np.array([300, -1], np.int32), "i32", "i8").tolist() == [44, -1]
+    assert convert_array(np.array([-1], np.int8), "i8", "ui16").tolist() == [65535]
+    assert convert_array(np.array([7], np.int32), "i32", "i4").tolist() == [7]
+    assert convert_array(np.array([9], np.int32), "i32", "i4").tolist() == [-7]
+    c = np.array([0 + 1j, np.nan + 0j], np.complex64)
+    assert convert_array(c, "complex<f32>", "i1").tolist() == [False, True]
+    assert convert_array(c, "complex<f32>", "f32")[0] == 0.0
+    assert _u(convert_array(np.array([-3], np.int8), "i8", "complex<f32>")) == [0xC0400000]
+
+
+@pytest.mark.parametrize("shape", [(), (0,), (2, 3), (3, 1, 2)])
+def test_shape_and_dtype(shape: tuple[int, ...]) -> None:
+    values = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape) - 2.5
+    for dst in KEYS:
+        out = convert_array(values, "f32", dst)
+        assert out.shape == shape and out.dtype == DTYPES[dst]
+    splat = np.broadcast_to(np.float32(1.5), (4, 4))
+    assert convert_array(splat, "f32", "bf16").tolist() == [[1.5] * 4] * 4
+
+
+def test_rejects_bad_input() -> None:
+    with pytest.raises(ValueError):
+        convert_array(np.zeros(2, np.float32), "f64", "f32")
+    with pytest.raises(ValueError):
+        convert_array(np.zeros(2, np.float32), "f32", "tf32")
+    with pytest.raises(ValueError):
+        convert_array(np.zeros(2, np.float32), "index", "f32")
+
+
+def test_input_not_modified() -> None:
+    values = np.array([1.5, np.nan], np.float32)
+    before = values.tobytes()
+    out = convert_array(values, "f32", "f32")
+    out[0] = 7
+    assert values.tobytes() == before
+
+
+@pytest.mark.slow
+def test_f32_to_bf16_speed() -> None:
+    x = np.random.default_rng(0).standard_normal(1_000_000).astype(np.float32)
+    convert_array(x[:8], "f32", "bf16")
+
+    def best(fn: Callable[[], object]) -> float:
+        times = []
+        for _ in range(15):
+            start = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - start)
+        return min(times)
+
+    base = best(lambda: x.astype(ml_dtypes.bfloat16))
+    ours = best(lambda: convert_array(x, "f32", "bf16"))
+    assert ours <= 3 * base + 1e-3, (ours, base)
