@@ -60,8 +60,45 @@ class UnsupportedElementType(ValueError):
     """The element type has no numpy counterpart here (e.g. index, tf32, quantized)."""
 
 
+# The spelling of the element types that have a Python class of their own, by class:
+# printing a type through the bindings costs microseconds, a dict lookup nanoseconds.
+_KEY_BY_CLASS: dict[type, str] = {
+    cls: key
+    for cls, key in (
+        (getattr(ir, name, None), key)
+        for name, key in (
+            ("F64Type", "f64"),
+            ("F32Type", "f32"),
+            ("F16Type", "f16"),
+            ("BF16Type", "bf16"),
+            ("Float8E4M3FNType", "f8E4M3FN"),
+            ("Float8E5M2Type", "f8E5M2"),
+            ("Float8E4M3FNUZType", "f8E4M3FNUZ"),
+            ("Float8E5M2FNUZType", "f8E5M2FNUZ"),
+            ("Float8E4M3B11FNUZType", "f8E4M3B11FNUZ"),
+            ("Float8E4M3Type", "f8E4M3"),
+            ("Float8E3M4Type", "f8E3M4"),
+            ("Float8E8M0FNUType", "f8E8M0FNU"),
+            ("Float6E2M3FNType", "f6E2M3FN"),
+            ("Float6E3M2FNType", "f6E3M2FN"),
+            ("Float4E2M1FNType", "f4E2M1FN"),
+            ("FloatTF32Type", "tf32"),
+            ("IndexType", "index"),
+        )
+    )
+    if cls is not None
+}
+
+
 def type_key(element_type: ir.Type) -> str:
     """Canonical spelling of an element type: 'f32', 'ui8', 'complex<f32>'; si* -> i*."""
+    cls = type(element_type)
+    key = _KEY_BY_CLASS.get(cls)
+    if key is not None:
+        return key
+    if cls is ir.IntegerType:
+        width = element_type.width
+        return f"ui{width}" if element_type.is_unsigned else f"i{width}"
     text = str(element_type)
     if text.startswith("si"):
         text = text[1:]
@@ -69,9 +106,8 @@ def type_key(element_type: ir.Type) -> str:
 
 
 def dtype_of(element_type: ir.Type) -> np.dtype:
-    key = type_key(element_type)
     try:
-        return DTYPES[key]
+        return DTYPES[type_key(element_type)]
     except KeyError:
         raise UnsupportedElementType(f"element type {element_type} is not supported") from None
 
@@ -101,9 +137,12 @@ def _storage_dtype(dtype: np.dtype) -> np.dtype:
     return np.dtype(f"u{dtype.itemsize}")
 
 
+_STORAGE_DTYPES: dict[np.dtype, np.dtype] = {dt: _storage_dtype(dt) for dt in DTYPES.values()}
+
+
 def _to_storage(array: np.ndarray) -> np.ndarray:
     dtype = array.dtype
-    storage = _storage_dtype(dtype)
+    storage = _STORAGE_DTYPES.get(dtype) or _storage_dtype(dtype)
     if dtype == np.bool_:
         return np.ascontiguousarray(array)
     if dtype.kind == "c":
@@ -179,8 +218,11 @@ def read_elements(attr: ir.Attribute) -> np.ndarray:
     dense = ir.DenseElementsAttr(attr)
     shaped = ir.ShapedType(dense.type)
     shape = tuple(shaped.shape)
-    key = type_key(shaped.element_type)
-    dtype = dtype_of(shaped.element_type)
+    element_type = shaped.element_type
+    key = type_key(element_type)
+    dtype = DTYPES.get(key)
+    if dtype is None:
+        dtype = dtype_of(element_type)  # raises UnsupportedElementType
     if key in _NATIVE_BUFFER_KEYS:
         arr = np.array(dense, copy=True)
         if dense.is_splat and arr.shape != shape:
@@ -204,17 +246,32 @@ def make_elements(array: np.ndarray, shaped_type: ir.Type) -> ir.DenseElementsAt
     A uniform array becomes a splat (one stored element), as MLIR's own folders do.
     """
     shaped = ir.ShapedType(shaped_type)
-    dtype = dtype_of(shaped.element_type)
+    element_type = shaped.element_type
+    dtype = dtype_of(element_type)
     arr = np.asarray(array)
     if arr.dtype != dtype:
-        raise TypeError(f"array dtype {arr.dtype} does not match {shaped.element_type}")
+        raise TypeError(f"array dtype {arr.dtype} does not match {element_type}")
     shape = list(shaped.shape)
-    storage = _to_storage(arr.reshape(-1))
-    if dtype.kind != "c" and storage.size > 1:
-        bits = storage.view(np.uint8).reshape(storage.size, -1)
-        if (bits == bits[:1]).all():
+    if dtype.kind != "c" and arr.size > 1 and not any(arr.strides):
+        # A broadcast of one element (every stride 0): a splat, without materializing it.
+        storage = _to_storage(arr[(slice(0, 1),) * arr.ndim].reshape(1))
+    else:
+        # ascontiguousarray: numpy's fast copy of a strided view (reshape(-1) of a
+        # broadcast view copies element by element)
+        storage = _to_storage(np.ascontiguousarray(arr).reshape(-1))
+        if dtype.kind != "c" and storage.size > 1 and _uniform(storage):
             storage = storage[:1]
-    return ir.DenseElementsAttr.get(storage, type=shaped.element_type, shape=shape)
+    return ir.DenseElementsAttr.get(storage, type=element_type, shape=shape)
+
+
+def _uniform(storage: np.ndarray) -> bool:
+    """Whether every element of a 1-D storage array (unsigned integers, or bools or bytes
+    for the types stored so) has the same bits. Most arrays differ early, so a prefix is
+    compared first and the whole array only when the prefix is uniform."""
+    first = storage[0]
+    if storage.size > 64 and not (storage[:64] == first).all():
+        return False
+    return bool((storage == first).all())
 
 
 _VALUE_ATTR = re.compile(r"value = (dense<.*?>\s*:\s*tensor<[^>]*>>?)")
@@ -229,7 +286,11 @@ def constant_value(op: ir.Operation) -> np.ndarray | None:
     result_type = op.results[0].type
     element = ir.ShapedType(result_type).element_type
     if type_key(element).startswith("complex"):
-        text = op.get_asm(print_generic_op_form=True)
+        copy = op.clone()  # printed detached: in place, printing numbers the whole function
+        try:
+            text = copy.get_asm(print_generic_op_form=True)
+        finally:
+            copy.erase()
         match = _VALUE_ATTR.search(text)
         if match is None:
             return None

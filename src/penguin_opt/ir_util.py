@@ -78,25 +78,43 @@ def location_triple(loc: ir.Location) -> tuple[str, int, int] | None:
 def i64_values(attr: ir.Attribute) -> list[int]:
     """Integers of a DenseI64ArrayAttr or a DenseIntElementsAttr (row-major)."""
     if isinstance(attr, ir.DenseI64ArrayAttr):
-        return list(ir.DenseI64ArrayAttr(attr))
+        return list(attr)
     if isinstance(attr, ir.DenseBoolArrayAttr):
         return [int(b) for b in ir.DenseBoolArrayAttr(attr)]
     import numpy as np
 
     from .elements import read_elements
 
-    return [int(v) for v in np.asarray(read_elements(attr)).reshape(-1)]
+    values = np.asarray(read_elements(attr)).reshape(-1)
+    if values.dtype.kind == "b":
+        return values.astype(np.int64).tolist()
+    if values.dtype.kind in "iu" and values.dtype.isnative:
+        return values.tolist()  # Python ints, as int() of each
+    return [int(v) for v in values]
 
 
 def ops_named(root: ir.Operation, names: Iterable[str]) -> list[ir.Operation]:
-    """Every op under ``root`` whose name is in ``names``, in post-order."""
+    """Every op under ``root`` whose name is in ``names``, in post-order (``root`` last).
+
+    MLIR's name-dispatched walk driver does the walk in C++ and calls Python only at the
+    ops named ``names`` (a Python ``walk`` callback would cost a call per op).
+    """
+    from jaxlib.mlir._mlir_libs._mlir import rewrite
+
     wanted = frozenset(names)
     found: list[ir.Operation] = []
+    if not wanted:
+        return found
+    root = root.operation
 
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name in wanted:
-            found.append(op)
-        return ir.WalkResult.ADVANCE
+    def record(op, _rewriter):
+        found.append(op.operation)
+        return True  # "no match": the walk driver changes nothing
 
-    root.walk(visit, ir.WalkOrder.POST_ORDER)
+    patterns = rewrite.RewritePatternSet(root.context)
+    for name in wanted:
+        patterns.add(name, record)
+    rewrite.walk_and_apply_patterns(root, patterns.freeze())  # strictly inside root
+    if root.name in wanted:
+        found.append(root)
     return found

@@ -99,8 +99,8 @@ class Sweep:
         return self.created(op)
 
     def erase(self, op: ir.Operation) -> None:
-        op = self.canon(op)
-        del self._objects[hash(op)]
+        # Through the canonical object (canon(op), forgotten): one hash, not three.
+        op = self._objects.pop(hash(op), op)
         op.erase()
 
     def replace(self, op: ir.Operation, values) -> None:

@@ -1,0 +1,575 @@
+"""Benchmark penguin-opt's passes against native MLIR; print a table, write docs/performance.md.
+
+    python -m benchmarks.run                       # default sizes 1k,10k,100k,1M, both dialects
+    python -m benchmarks.run --sizes 1k,10k --no-write
+
+In one process and one run, per dialect and module size, the minimum over repetitions of:
+parse and print time, ``module.verify()``, MLIR's native ``canonicalize`` (PassManager,
+verifier on, as mlir-opt runs it) on the same module, each of our passes and the
+pipelines, all as process CPU time (what the process itself spent, robust to other load on
+the machine; wall-clock ratios are printed alongside). Peak RSS of parsing and of the
+pipeline is measured in a child process per module (``/proc/self/status`` VmHWM, reset
+between the two). Folding throughput compares a 1M-element ``broadcast_in_dim`` fold and
+``convert`` fold with numpy doing the same broadcast/cast into a new array.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DOC = ROOT / "docs" / "performance.md"
+COMMAND = "python -m benchmarks.run"
+KEEP_MARK = "<!-- Everything below this line is kept when the file is regenerated. -->"
+
+DEFAULT_SIZES = "1k,10k,100k,1M"
+FOLD_ELEMENTS = 1 << 20
+
+# Targets (docs/performance.md states them with the results).
+TARGET_RATIO = 0.5  # both canonicalize passes / native canonicalize, at the largest size
+TARGET_US_PER_OP = 3.0  # both canonicalize passes, every size
+TARGET_FLATNESS = 1.5  # max/min us per op of both passes across sizes
+TARGET_FOLD = 0.5  # our fold throughput / numpy's
+TARGET_MEMORY = 1.5  # pipeline peak / parse peak (above the process baseline)
+
+
+def parse_size(text: str) -> int:
+    text = text.strip().lower()
+    mult = {"k": 1_000, "m": 1_000_000}.get(text[-1:], 1)
+    return int(float(text[:-1] if text[-1:] in "km" else text) * mult)
+
+
+def size_label(n: int) -> str:
+    if n >= 1_000_000 and n % 1_000_000 == 0:
+        return f"{n // 1_000_000}M"
+    if n >= 1_000 and n % 1_000 == 0:
+        return f"{n // 1_000}k"
+    return str(n)
+
+
+def pass_names(dialect: str) -> dict[str, str]:
+    """Our pass names in ``dialect``: for-penguin, conv (if registered), inline."""
+    from penguin_opt import PASSES
+
+    s = "stablehlo-" if dialect == "stablehlo" else ""
+    names = {"for-penguin": f"{s}canonicalize-for-penguin"}
+    if f"{s}canonicalize-conv" in PASSES:
+        names["conv"] = f"{s}canonicalize-conv"
+    if "inline" in PASSES:
+        names["inline"] = "inline"
+    return names
+
+
+def pipelines(dialect: str) -> dict[str, str]:
+    """The rows timed for a module: each of our passes, both canonicalize passes, the
+    whole pipeline (as a user runs it on a JAX export: inline first)."""
+    names = pass_names(dialect)
+    both = ",".join(names[k] for k in ("for-penguin", "conv") if k in names)
+    rows = {key: name for key, name in names.items()}
+    rows["both"] = both
+    rows["pipeline"] = ",".join([names["inline"], both] if "inline" in names else [both])
+    return rows
+
+
+@dataclass
+class Timing:
+    cpu: float  # seconds, min over repetitions
+    wall: float
+
+    def us(self, ops: int) -> float:
+        return self.cpu / ops * 1e6
+
+
+def measure(fn, *, reps: int, setup=None, teardown=None) -> Timing:
+    """Min CPU and min wall time of ``fn(setup())`` over ``reps`` runs."""
+    best_cpu = best_wall = float("inf")
+    for _ in range(reps):
+        arg = setup() if setup else None
+        gc.collect()
+        c0, w0 = time.process_time(), time.perf_counter()
+        fn(arg) if setup else fn()
+        c1, w1 = time.process_time(), time.perf_counter()
+        best_cpu, best_wall = min(best_cpu, c1 - c0), min(best_wall, w1 - w0)
+        if teardown:
+            teardown(arg)
+    return Timing(best_cpu, best_wall)
+
+
+@dataclass
+class ModuleResult:
+    name: str  # "synthetic 1M" or a corpus model
+    dialect: str
+    ops: int
+    times: dict[str, Timing] = field(default_factory=dict)
+    rewrites: int = 0  # ops rewritten by the for-penguin pass (all rewriters)
+    memory: dict[str, float] | None = None  # MB: baseline, parse, pipeline (above baseline)
+
+    def ratio(self, key: str, wall: bool = False) -> float:
+        a, b = self.times[key], self.times["native canonicalize"]
+        return (a.wall / b.wall) if wall else (a.cpu / b.cpu)
+
+
+def count_ops(module) -> int:
+    from jaxlib.mlir import ir
+
+    n = [0]
+
+    def visit(_op):
+        n[0] += 1
+        return ir.WalkResult.ADVANCE
+
+    module.walk(visit)
+    return n[0]
+
+
+def bench_module(name: str, dialect: str, text: str, reps: int, log,
+                 pass_reps: int | None = None) -> ModuleResult:
+    """Every timing of one module, in this process."""
+    from jaxlib.mlir import ir, passmanager
+
+    from penguin_opt.context import make_context
+    from penguin_opt.io import module_text
+    from penguin_opt.penguin_sort import parse_text
+    from penguin_opt.pipeline import Pipeline
+
+    ctx = make_context()
+    with ctx, ir.Location.unknown(ctx):
+        master = parse_text(text, name)
+        res = ModuleResult(name, dialect, count_ops(master))
+
+        def fresh():
+            return master.clone()
+
+        def drop(op):
+            op.erase()
+
+        def step(label, t):
+            res.times[label] = t
+            log(f"  {name:>22s} {dialect:9s} {label:24s} {t.cpu:9.3f}s cpu "
+                f"{t.us(res.ops):7.2f} us/op  ({t.wall:.3f}s wall)")
+
+        step("parse", measure(lambda: parse_text(text, name), reps=reps))
+        step("print", measure(lambda: module_text(master), reps=reps))
+        step("verify", measure(lambda: master.verify(), reps=reps))
+
+        def native(op):
+            passmanager.PassManager.parse("builtin.module(canonicalize)").run(op)
+
+        step("native canonicalize", measure(native, reps=reps, setup=fresh, teardown=drop))
+        for key, pipe in pipelines(dialect).items():
+            step(key, measure(lambda op, p=pipe: Pipeline(p).run(op), reps=pass_reps or reps,
+                              setup=fresh, teardown=drop))
+        op = fresh()
+        state = Pipeline(pass_names(dialect)["for-penguin"]).run(op)
+        drop(op)
+        res.rewrites = sum(st.rewritten for per in state.statistics.values()
+                           for st in per.values())
+        # ``master`` is freed with its Python object (erase() would free a Module's op twice)
+    return res
+
+
+# ------------------------------------------------------------------------------ memory
+
+
+def _status_kb(field_name: str) -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field_name + ":"):
+            return int(line.split()[1])
+    raise KeyError(field_name)
+
+
+def _reset_peak() -> bool:
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+        return True
+    except OSError:
+        return False
+
+
+def memory_child(path: str, pipeline: str) -> None:
+    """(child) Peak RSS of parsing ``path`` and of running ``pipeline`` on it, as JSON."""
+    from jaxlib.mlir import ir
+
+    from benchmarks.generate import stablehlo_module, to_mhlo
+    from penguin_opt.context import make_context
+    from penguin_opt.penguin_sort import parse_text
+    from penguin_opt.pipeline import Pipeline
+
+    ctx = make_context()
+    with ctx, ir.Location.unknown(ctx):
+        # Warm up on a one-unit module: lazy imports and lookup tables are not the
+        # pipeline's memory for this module.
+        small, _ = stablehlo_module(10)
+        if "stablehlo" not in pipeline:
+            small = to_mhlo(small)
+        Pipeline(pipeline).run(parse_text(small, "warmup"))
+        gc.collect()
+        _reset_peak()
+        base = _status_kb("VmRSS")
+        text = Path(path).read_text()
+        module = parse_text(text, path)
+        parse_peak = _status_kb("VmHWM")
+        del text
+        gc.collect()
+        after_parse = _status_kb("VmRSS")
+        resettable = _reset_peak()
+        Pipeline(pipeline).run(module)
+        pipe_peak = _status_kb("VmHWM")
+    print(json.dumps({"baseline": base / 1024, "parse": (parse_peak - base) / 1024,
+                      "module": (after_parse - base) / 1024,
+                      "pipeline": (pipe_peak - base) / 1024, "reset": resettable}))
+
+
+def measure_memory(path: Path, pipeline: str) -> dict[str, float] | None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchmarks.run", "--memory-child", str(path), pipeline],
+        cwd=ROOT, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    if proc.returncode != 0:
+        print(proc.stderr, file=sys.stderr)
+        return None
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+# ------------------------------------------------------------------------------ folds
+
+
+@dataclass
+class FoldResult:
+    label: str
+    elements: int
+    ours: Timing
+    numpy: Timing
+
+    @property
+    def ratio(self) -> float:  # our throughput / numpy's
+        return self.numpy.cpu / self.ours.cpu
+
+
+def bench_folds(reps: int, n: int, log) -> list[FoldResult]:
+    """broadcast_in_dim and convert folds of ``n`` elements vs numpy into a new array."""
+    import ml_dtypes
+    import numpy as np
+    from jaxlib.mlir import ir
+
+    from penguin_opt.context import make_context
+    from penguin_opt.elements import make_elements
+    from penguin_opt.penguin_sort import parse_text
+    from penguin_opt.pipeline import Pipeline
+
+    rows, cols = 1024, n // 1024
+    rng = np.random.default_rng(0)
+    vec = rng.standard_normal(cols).astype(np.float32)
+    big = rng.standard_normal(n).astype(np.float32)
+    ints = rng.integers(-(2**31), 2**31 - 1, n, dtype=np.int32)
+    pipe = f"stablehlo-canonicalize-for-penguin{{broadcast-num-elements-to-fold={n}}}"
+    cases = [
+        ("broadcast_in_dim f32[{c}] -> f32[{r}x{c}]", vec, f"tensor<{cols}xf32>",
+         f"tensor<{rows}x{cols}xf32>", "stablehlo.broadcast_in_dim %c, dims = [1]",
+         lambda: np.broadcast_to(vec, (rows, cols)).copy()),
+        ("broadcast_in_dim splat f32 -> f32[{r}x{c}]", np.float32(1.5).reshape(()),
+         "tensor<f32>", f"tensor<{rows}x{cols}xf32>", "stablehlo.broadcast_in_dim %c, dims = []",
+         lambda: np.broadcast_to(np.float32(1.5), (rows, cols)).copy()),
+        ("convert f32[{n}] -> bf16", big, f"tensor<{n}xf32>", f"tensor<{n}xbf16>",
+         "stablehlo.convert %c", lambda: big.astype(ml_dtypes.bfloat16)),
+        ("convert i32[{n}] -> f32", ints, f"tensor<{n}xi32>", f"tensor<{n}xf32>",
+         "stablehlo.convert %c", lambda: ints.astype(np.float32)),
+        ("convert f32[{n}] -> i32", big, f"tensor<{n}xf32>", f"tensor<{n}xi32>",
+         "stablehlo.convert %c", lambda: big.astype(np.int32)),
+    ]
+    results = []
+    ctx = make_context()
+    with ctx, ir.Location.unknown(ctx):
+        for label, src, src_t, dst_t, op_text, numpy_fn in cases:
+            label = label.format(r=rows, c=cols, n=size_label(n) if n % 1000 == 0 else n)
+            attr = make_elements(np.asarray(src), ir.Type.parse(src_t))
+            text = (f"func.func @main() -> {dst_t} {{\n  %c = stablehlo.constant {attr}\n"
+                    f"  %0 = {op_text} : ({src_t}) -> {dst_t}\n  return %0 : {dst_t}\n}}\n")
+            module = parse_text(text, label)
+
+            def run(op, label=label):
+                state = Pipeline(pipe).run(op)
+                per = state.statistics["stablehlo-canonicalize-for-penguin"]
+                assert sum(st.rewritten for st in per.values()) == 1, label
+
+            ours = measure(run, reps=reps, setup=module.clone, teardown=lambda op: op.erase())
+            ref = measure(numpy_fn, reps=reps)
+            r = FoldResult(label, n, ours, ref)
+            log(f"  fold {label:45s} ours {ours.cpu * 1e3:8.2f} ms  numpy {ref.cpu * 1e3:8.2f} ms"
+                f"  ours/numpy throughput {r.ratio:5.2f}")
+            results.append(r)
+            del module
+        # The floor under any fold: building the attribute from a ready numpy buffer.
+        flat = big.view(np.uint32)
+        f32 = ir.F32Type.get()
+        get = measure(lambda: ir.DenseElementsAttr.get(flat, type=f32, shape=[n]), reps=reps)
+        copy = measure(lambda: big.copy(), reps=reps)
+        results.append(FoldResult(f"(floor) DenseElementsAttr.get of a ready f32[{n}] buffer",
+                                  n, get, copy))
+        log(f"  DenseElementsAttr.get {get.cpu * 1e3:.2f} ms vs numpy copy "
+            f"{copy.cpu * 1e3:.2f} ms")
+    return results
+
+
+# ------------------------------------------------------------------------------ report
+
+
+def machine() -> dict[str, str]:
+    import importlib.metadata as md
+
+    cpu = "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = "unknown"
+    try:
+        kb = int(Path("/proc/meminfo").read_text().split()[1])
+        mem = f"{kb / 1024 / 1024:.1f} GiB"
+    except (OSError, ValueError, IndexError):
+        pass
+    versions = {d: md.version(d) for d in ("jax", "jaxlib", "numpy")}
+    return {
+        "cpu": f"{cpu}, {os.cpu_count()} cores",
+        "memory": mem,
+        "os": platform.platform(),
+        "python": platform.python_version(),
+        "versions": ", ".join(f"{k} {v}" for k, v in versions.items()),
+    }
+
+
+def fmt_t(t: Timing | None, ops: int) -> str:
+    if t is None:
+        return "-"
+    return f"{t.cpu:.3f}s ({t.us(ops):.2f})"
+
+
+def report(results: list[ModuleResult], folds: list[FoldResult], info: dict, args) -> str:
+    out: list[str] = []
+    w = out.append
+    w("# Performance\n")
+    w(f"Generated by `{COMMAND}` ({info['args']}); rerun it to regenerate everything above "
+      "the marker line at the end (what is below it is kept).\n")
+    w("## Machine\n")
+    for k in ("cpu", "memory", "os", "python", "versions"):
+        w(f"* {k}: {info[k]}")
+    w(f"* load average (1 min) at start / end: {info['load_start']} / {info['load_end']} "
+      "(other work on the machine: the timings are process CPU time, which it disturbs "
+      "least; wall-clock ratios are shown too)")
+    w(f"* run: {info['date']}, {info['duration']:.0f} s\n")
+    w("## Passes on synthetic modules and corpus programs\n")
+    w("Seconds of process CPU time, min of the repetitions, and in parentheses µs per op "
+      "(ops = every op of the module, nested ones included). `native` is MLIR's "
+      "`canonicalize` with the verifier on; `verify` is one `module.verify()`; "
+      "`both` is our two canonicalize passes in one pipeline; `pipeline` adds `inline` in "
+      "front. Each of our passes verifies its output (the for-penguin passes turn the "
+      "PassManager's verifier off and verify penguin-aware themselves).\n")
+    for dialect in args.dialects:
+        rows = [r for r in results if r.dialect == dialect]
+        if not rows:
+            continue
+        names = pass_names(dialect)
+        keys = ["parse", "print", "verify", "native canonicalize", *names, "both", "pipeline"]
+        heads = ["parse", "print", "verify", "native", *(names[k] for k in names), "both",
+                 "pipeline"]
+        w(f"### {dialect}\n")
+        w("| module | ops | rewrites | " + " | ".join(heads) +
+          " | both/native (cpu, wall) |")
+        w("|---|---:|---:|" + "---:|" * len(heads) + "---:|")
+        for r in rows:
+            cells = [fmt_t(r.times.get(k), r.ops) for k in keys]
+            w(f"| {r.name} | {r.ops:,} | {r.rewrites:,} | " + " | ".join(cells) +
+              f" | {r.ratio('both'):.2f}, {r.ratio('both', wall=True):.2f} |")
+        w("")
+    mem_rows = [r for r in results if r.memory]
+    if mem_rows:
+        w("### Peak memory\n")
+        w("Peak RSS above the process's baseline (imports, context), in a child process "
+          "per module: parsing the text (text and module), then, after resetting the peak, "
+          "the whole pipeline on the parsed module.\n")
+        w("| module | dialect | baseline MB | parse peak MB | module MB | pipeline peak MB | "
+          "pipeline/parse |")
+        w("|---|---|---:|---:|---:|---:|---:|")
+        for r in mem_rows:
+            m = r.memory
+            w(f"| {r.name} | {r.dialect} | {m['baseline']:.0f} | {m['parse']:.0f} | "
+              f"{m['module']:.0f} | {m['pipeline']:.0f} | {m['pipeline'] / m['parse']:.2f} |")
+        w("")
+    if folds:
+        w("### Folding throughput\n")
+        w("Our fold = the whole `stablehlo-canonicalize-for-penguin` run on a module holding "
+          "just the constant and the op (budget raised to the element count); numpy = the "
+          "same broadcast (`np.broadcast_to(..).copy()`) or cast (`astype`) into a new "
+          "array. Ratio = our throughput / numpy's.\n")
+        w("| fold | elements | ours ms | numpy ms | ratio |")
+        w("|---|---:|---:|---:|---:|")
+        for f in folds:
+            w(f"| {f.label} | {f.elements:,} | {f.ours.cpu * 1e3:.2f} | "
+              f"{f.numpy.cpu * 1e3:.2f} | {f.ratio:.2f} |")
+        w("")
+    w("## Targets\n")
+    w("| target | measured | status |")
+    w("|---|---|---|")
+    for line in target_lines(results, folds):
+        w(line)
+    w("")
+    return "\n".join(out)
+
+
+def target_lines(results: list[ModuleResult], folds: list[FoldResult]) -> list[str]:
+    lines = []
+
+    def status(ok: bool) -> str:
+        return "met" if ok else "**missed**"
+
+    synth = [r for r in results if r.name.startswith("synthetic")]
+    for dialect in sorted({r.dialect for r in synth}):
+        rows = sorted((r for r in synth if r.dialect == dialect), key=lambda r: r.ops)
+        largest = rows[-1]
+        ratio = largest.ratio("both")
+        lines.append(f"| {dialect}: both canonicalize passes <= {TARGET_RATIO}x native "
+                     f"canonicalize on the largest module ({largest.name}) | {ratio:.2f}x "
+                     f"(wall {largest.ratio('both', wall=True):.2f}x) | "
+                     f"{status(ratio <= TARGET_RATIO)} |")
+        us = [r.times["both"].us(r.ops) for r in rows]
+        per_size = ", ".join(f"{size_label_of(r)}: {u:.2f}" for r, u in zip(rows, us, strict=True))
+        lines.append(f"| {dialect}: both passes <= {TARGET_US_PER_OP} µs/op at every size | "
+                     f"{per_size} | {status(max(us) <= TARGET_US_PER_OP)} |")
+        flat = max(us) / min(us)
+        lines.append(f"| {dialect}: µs/op flat within {TARGET_FLATNESS}x across sizes | "
+                     f"max/min {flat:.2f} | {status(flat <= TARGET_FLATNESS)} |")
+        mems = [r for r in rows if r.memory]
+        if mems:
+            worst = max(mems, key=lambda r: r.memory["pipeline"] / r.memory["parse"])
+            m = worst.memory["pipeline"] / worst.memory["parse"]
+            lines.append(f"| {dialect}: pipeline peak memory <= {TARGET_MEMORY}x parse peak | "
+                         f"worst {m:.2f} ({worst.name}) | {status(m <= TARGET_MEMORY)} |")
+    real = [f for f in folds if not f.label.startswith("(floor)")]
+    if real:
+        worst = min(real, key=lambda f: f.ratio)
+        lines.append(f"| folds >= {TARGET_FOLD} of numpy's throughput | worst {worst.ratio:.2f} "
+                     f"({worst.label}) | {status(worst.ratio >= TARGET_FOLD)} |")
+    return lines
+
+
+def size_label_of(r: ModuleResult) -> str:
+    return r.name.split()[-1]
+
+
+def corpus_programs(limit: int) -> list[tuple[str, str, Path]]:
+    """The largest real programs available here: exported corpus models (from the corpus
+    generator's cache, if it has been run) and the shared corpus's end-to-end models."""
+    found: list[tuple[str, str, Path]] = []
+    try:
+        from penguin_opt.corpus.export import cache_root
+
+        for p in cache_root().glob("*/model.mlir"):
+            found.append((p.parent.name, "stablehlo", p))
+    except Exception:  # the corpus package is optional
+        pass
+    shared = ROOT.parent / "shared" / "corpus" / "public" / "byteir" / "E2E"
+    for p in shared.glob("CUDA_*.mlir"):
+        found.append((p.stem.removeprefix("CUDA_").removesuffix("_input"), "mhlo", p))
+    found.sort(key=lambda t: -t[2].stat().st_size)
+    chosen, per_kind = [], {}
+    for name, dialect, p in found:  # the largest of each source
+        kind = "corpus" if dialect == "stablehlo" else "shared"
+        if per_kind.get(kind, 0) < limit:
+            per_kind[kind] = per_kind.get(kind, 0) + 1
+            chosen.append((name, dialect, p))
+    return chosen
+
+
+def write_doc(text: str, path: Path) -> None:
+    kept = ""
+    if path.exists():
+        old = path.read_text()
+        if KEEP_MARK in old:
+            kept = old.split(KEEP_MARK, 1)[1]
+    path.write_text(text + "\n" + KEEP_MARK + kept)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sizes", default=DEFAULT_SIZES,
+                    help=f"module sizes (default {DEFAULT_SIZES})")
+    ap.add_argument("--dialects", default="stablehlo,mhlo")
+    ap.add_argument("--reps", type=int, default=0,
+                    help="repetitions (default: 5 up to 10k ops, 3 up to 100k, 2 above; "
+                    "our passes once from 1M ops)")
+    ap.add_argument("--corpus", type=int, default=2,
+                    help="largest real programs of each source to include (0: none)")
+    ap.add_argument("--fold-elements", type=int, default=FOLD_ELEMENTS)
+    ap.add_argument("--no-memory", action="store_true", help="skip the peak-RSS children")
+    ap.add_argument("--no-folds", action="store_true")
+    ap.add_argument("--no-write", action="store_true", help=f"do not write {DOC.name}")
+    ap.add_argument("-o", "--output", default=str(DOC))
+    ap.add_argument("--memory-child", nargs=2, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.memory_child:
+        memory_child(*args.memory_child)
+        return 0
+    args.dialects = [d.strip() for d in args.dialects.split(",") if d.strip()]
+    sizes = [parse_size(s) for s in args.sizes.split(",") if s.strip()]
+
+    from benchmarks.generate import module_path
+
+    def log(msg: str) -> None:
+        print(msg, flush=True)
+
+    start, load_start = time.time(), os.getloadavg()[0]
+    results: list[ModuleResult] = []
+    for dialect in args.dialects:
+        for n in sizes:
+            path, _ = module_path(dialect, n)
+            reps = args.reps or (5 if n <= 10_000 else 3 if n <= 100_000 else 2)
+            pass_reps = args.reps or (1 if n >= 1_000_000 else reps)
+            res = bench_module(f"synthetic {size_label(n)}", dialect, path.read_text(), reps, log,
+                               pass_reps)
+            if not args.no_memory:
+                res.memory = measure_memory(path, pipelines(dialect)["pipeline"])
+                if res.memory:
+                    m = res.memory
+                    log(f"  memory: parse peak {m['parse']:.0f} MB, pipeline peak "
+                        f"{m['pipeline']:.0f} MB above a {m['baseline']:.0f} MB baseline")
+            results.append(res)
+    if args.corpus:
+        for name, dialect, path in corpus_programs(args.corpus):
+            if dialect not in args.dialects:
+                continue
+            try:
+                res = bench_module(name, dialect, path.read_text(), 5, log)
+            except Exception as err:  # a program our passes reject is reported, not fatal
+                log(f"  {name}: skipped ({type(err).__name__}: {err})")
+                continue
+            if not args.no_memory:
+                res.memory = measure_memory(path, pipelines(dialect)["pipeline"])
+            results.append(res)
+    folds = [] if args.no_folds else bench_folds(5, args.fold_elements, log)
+    info = machine()
+    info.update(load_start=f"{load_start:.1f}", load_end=f"{os.getloadavg()[0]:.1f}",
+                date=time.strftime("%Y-%m-%d %H:%M"), duration=time.time() - start,
+                args=" ".join(argv if argv is not None else sys.argv[1:]) or "defaults")
+    text = report(results, folds, info, args)
+    print()
+    print(text)
+    if not args.no_write:
+        write_doc(text, Path(args.output))
+        print(f"wrote {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
