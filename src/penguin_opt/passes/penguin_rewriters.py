@@ -358,6 +358,8 @@ class ReplaceBroadcastsWithBroadcastInDim(Rewriter):
         operand = op.operands[0]
         if not isinstance(operand.type, ir.RankedTensorType):
             return "unranked-operand"
+        if static_shape(op.results[0].type) is None:
+            return "dynamic-shape"  # broadcast_in_dim requires a static result
         if _dense_constant(operand, sweep) is None:
             sweep.remark(op, "broadcast operand is not a constant; converted anyway")
         prefix = len(i64_values(op.attributes["broadcast_sizes"]))

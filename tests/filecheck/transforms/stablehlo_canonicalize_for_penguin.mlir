@@ -306,3 +306,14 @@ func.func @main(%arg0: tensor<3xf32>) -> tensor<i32> {
   %0 = stablehlo.get_dimension_size %arg0, dim = 0 : (tensor<3xf32>) -> tensor<i32>
   return %0 : tensor<i32>
 }
+
+// -----
+
+// replaceBroadcastsWithBroadcastInDim no-match: a dynamic result (broadcast_in_dim needs a
+// static one); found by the shared-corpus sweep.
+// CHECK-LABEL: func.func @main
+// CHECK:         stablehlo.broadcast %arg0, sizes = [20]
+func.func @main(%arg0: tensor<?x3xf32>) -> tensor<20x?x3xf32> {
+  %0 = stablehlo.broadcast %arg0, sizes = [20] : (tensor<?x3xf32>) -> tensor<20x?x3xf32>
+  return %0 : tensor<20x?x3xf32>
+}
