@@ -180,14 +180,7 @@ def remove_dead_zero_sized_tensor_ops(
     for op, *seen in candidates:
         account((seen[0] - 1, *seen[1:]))  # the ops before this one
         done[0] += 1
-        if sweep.is_erased(op):
-            continue
-        stats.matched += 1
-        reason = rewriter.rewrite(op, sweep)
-        if reason is None:
-            stats.rewritten += 1
-        else:
-            stats.skip(reason)
+        rewriter.visit(op, sweep, stats)
     account(counts)
 
 

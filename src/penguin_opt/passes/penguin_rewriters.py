@@ -41,14 +41,18 @@ class Rewriter:
         # Snapshot: like the seed's own walk, a rewriter never visits ops it creates
         # (they are appended to the shared worklists for the rewriters after it).
         for op in ops[: len(ops)]:
-            if sweep.is_erased(op):
-                continue
-            stats.matched += 1
-            reason = self.rewrite(op, sweep)
-            if reason is None:
-                stats.rewritten += 1
-            else:
-                stats.skip(reason)
+            self.visit(op, sweep, stats)
+
+    def visit(self, op: ir.Operation, sweep: Sweep, stats) -> None:
+        """Rewrite one collected op (unless an earlier rewrite erased it) and count it."""
+        if sweep.is_erased(op):
+            return
+        stats.matched += 1
+        reason = self.rewrite(op, sweep)
+        if reason is None:
+            stats.rewritten += 1
+        else:
+            stats.skip(reason)
 
     def rewrite(self, op: ir.Operation, sweep: Sweep) -> str | None:  # pragma: no cover
         raise NotImplementedError
