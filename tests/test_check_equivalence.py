@@ -131,3 +131,68 @@ def test_penguin_opt_check_equivalence_flag(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "all outputs match" in proc.stderr
     assert out.exists()
+
+
+@pytest.mark.parametrize("oracle", ["interpreter", "xla"])
+def test_64_bit_values_are_not_narrowed(oracle):
+    """A change only in bits above 32 (i64) or below f32's precision (f64) is a mismatch
+    on both oracles (the XLA child runs with jax_enable_x64)."""
+    before = """func.func @main(%a: tensor<4xi64>, %b: tensor<4xf64>) -> (tensor<4xi64>, tensor<4xf64>) {
+  return %a, %b : tensor<4xi64>, tensor<4xf64>
+}
+"""
+    after = """func.func @main(%a: tensor<4xi64>, %b: tensor<4xf64>) -> (tensor<4xi64>, tensor<4xf64>) {
+  %c = stablehlo.constant dense<4294967296> : tensor<4xi64>
+  %0 = stablehlo.add %a, %c : tensor<4xi64>
+  %d = stablehlo.constant dense<1.0e-12> : tensor<4xf64>
+  %1 = stablehlo.add %b, %d : tensor<4xf64>
+  return %0, %1 : tensor<4xi64>, tensor<4xf64>
+}
+"""
+    report = check(before, after, oracle=oracle, rtol=0.0, atol=0.0)
+    assert [o.ok for o in report.outputs] == [False, False]
+    assert [o.dtype for o in report.outputs] == ["int64", "float64"]
+    assert report.outputs[0].max_abs == 2.0**32
+
+
+def test_complex_results_with_result_attributes():
+    """Complex results are split into (real, imag) for the interpreter; the result
+    attributes must follow (a stale res_attrs made the printer crash the child)."""
+    text = """func.func @main(%a: tensor<2xcomplex<f32>>) -> (tensor<2xcomplex<f32>> {jax.result_info = ""}, tensor<2xf32> {jax.result_info = "x"}) {
+  %0 = stablehlo.add %a, %a : tensor<2xcomplex<f32>>
+  %1 = stablehlo.real %a : (tensor<2xcomplex<f32>>) -> tensor<2xf32>
+  return %0, %1 : tensor<2xcomplex<f32>>, tensor<2xf32>
+}
+"""
+    report = check(text, text, oracle="interpreter")
+    assert report.ok and report.oracle == "interpreter"
+    assert [o.dtype for o in report.outputs] == ["complex64", "float32"]
+    changed = text.replace("stablehlo.add %a, %a", "stablehlo.multiply %a, %a")
+    assert not check(text, changed, oracle="interpreter").outputs[0].ok
+
+
+def test_entry_is_the_only_public_function():
+    text = ADD.replace("@main", "@f") + "func.func private @g() {\n  return\n}\n"
+    report = check(text, text.replace("%a, %b", "%b, %a"), oracle="both")
+    assert report.ok and len(report.outputs) == 2
+
+
+def test_conversion_abort_is_not_checkable(tmp_path):
+    """hlo-legalize-to-stablehlo aborts the process (LLVM ERROR) on this dynamic_conv with
+    rank-5 operands and two spatial dimensions (mlir-hlo's canonicalize/convolution.mlir);
+    the checker's conversion runs in a child."""
+    conv = """func.func @main(%arg0: tensor<1x8x8x32x207xf32>, %arg1: tensor<3x3x32x207x16xf32>) -> tensor<32x1x8x8x16xf32> {
+  %pad = arith.constant dense<[2, 0, 1, 1]> : tensor<4xi64>
+  %0 = "mhlo.dynamic_conv"(%arg0, %arg1, %pad) {batch_group_count = 1 : i64,
+    dimension_numbers = #mhlo.conv<raw input_batch_dimension = 0, input_feature_dimension = 4,
+      input_spatial_dimensions = [1, 2], kernel_input_feature_dimension = 3,
+      kernel_output_feature_dimension = 4, kernel_spatial_dimensions = [0, 1],
+      output_batch_dimension = 1, output_feature_dimension = 4, output_spatial_dimensions = [2, 3]>,
+    feature_group_count = 1 : i64, lhs_dilation = dense<1> : tensor<2xi64>, padding = dense<1> : tensor<2x2xi64>,
+    rhs_dilation = dense<1> : tensor<2xi64>, window_strides = dense<1> : tensor<2xi64>} :
+       (tensor<1x8x8x32x207xf32>, tensor<3x3x32x207x16xf32>, tensor<4xi64>) -> tensor<32x1x8x8x16xf32>
+  func.return %0 : tensor<32x1x8x8x16xf32>
+}
+"""
+    with pytest.raises(NotCheckable, match="aborted the process"):
+        check(conv, conv, oracle="auto")

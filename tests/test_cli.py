@@ -241,3 +241,28 @@ def test_list_passes():
     out = proc.stdout.decode()
     assert "stablehlo-canonicalize-for-penguin" in out
     assert "broadcast-num-elements-to-fold=65536" in out
+
+
+def test_output_parses_back_when_a_while_refines_its_block_types(tmp_path):
+    """StableHLO's pretty while prints one type for operand and block argument; when they
+    differ (tensor<4xf32> vs tensor<?xf32>, which verifies) the output is printed in generic
+    form so that it parses back (stablehlo_refine_shapes.mlir's @refine_while)."""
+    src = tmp_path / "w.mlir"
+    src.write_text("""func.func @main(%arg0: tensor<4xf32>) -> tensor<?xf32> {
+  %0 = "stablehlo.while"(%arg0) ({
+  ^bb0(%arg1: tensor<?xf32>):
+    %1 = stablehlo.constant dense<true> : tensor<i1>
+    stablehlo.return %1 : tensor<i1>
+  },  {
+  ^bb0(%arg1: tensor<?xf32>):
+    stablehlo.return %arg1 : tensor<?xf32>
+  }) : (tensor<4xf32>) -> tensor<?xf32>
+  func.return %0 : tensor<?xf32>
+}
+""")
+    first = penguin_opt(src, "-p", "stablehlo-canonicalize-for-penguin")
+    assert first.returncode == 0, first.stderr
+    assert b"^bb0(%arg1: tensor<?xf32>)" in first.stdout
+    again = penguin_opt("-", "-p", "stablehlo-canonicalize-for-penguin", stdin=first.stdout)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout == first.stdout

@@ -18,6 +18,7 @@ Anything else the interpreter cannot run is reported as not checkable, never as 
 from __future__ import annotations
 
 import multiprocessing
+import os
 import pickle
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -40,6 +41,7 @@ class OutputReport:
     max_abs: float
     max_rel: float
     ok: bool
+    oracle: str = ""
 
 
 @dataclass
@@ -54,15 +56,18 @@ class Report:
         return all(o.ok for o in self.outputs)
 
     def table(self) -> str:
+        several = "+" in self.oracle  # one row per output and oracle: name the oracle
+        col = (lambda text: f"{text:<12} ") if several else (lambda text: "")
         lines = [
             f"oracle: {self.oracle}, trials: {self.trials}"
             + (f" ({self.note})" if self.note else ""),
-            f"{'output':>6}  {'shape':<16} {'dtype':<12} {'max abs':>10} {'max rel':>10}  verdict",
+            f"{'output':>6}  {col('oracle')}{'shape':<16} {'dtype':<12} {'max abs':>10} "
+            f"{'max rel':>10}  verdict",
         ]
         for o in self.outputs:
             lines.append(
-                f"{o.index:>6}  {str(list(o.shape)):<16} {o.dtype:<12} {o.max_abs:>10.3g} "
-                f"{o.max_rel:>10.3g}  {'ok' if o.ok else 'MISMATCH'}"
+                f"{o.index:>6}  {col(o.oracle)}{str(list(o.shape)):<16} {o.dtype:<12} "
+                f"{o.max_abs:>10.3g} {o.max_rel:>10.3g}  {'ok' if o.ok else 'MISMATCH'}"
             )
         return "\n".join(lines)
 
@@ -84,6 +89,11 @@ def prepare_for_interpreter(
     with ctx, ir.Location.unknown(ctx):
         module = parse_allowing_penguin_sorts(module_text, "program")
         penguin_sort.expand(module)
+        entry = _main_func(module.operation)
+        name = ir.StringAttr(entry.attributes["sym_name"]).value
+        if name != "main":  # the oracles run @main
+            ir.SymbolTable.replace_all_symbol_uses(name, "main", module.operation)
+            entry.attributes["sym_name"] = ir.StringAttr.get("main")
         _replace_known_custom_calls(module, resize_mode)
         pm = passmanager.PassManager.parse(
             "builtin.module(hlo-legalize-to-stablehlo,func.func(chlo-legalize-to-stablehlo),"
@@ -134,6 +144,11 @@ def _split_complex_results(module) -> None:
     main.attributes["function_type"] = ir.TypeAttr.get(
         ir.FunctionType.get(list(ftype.inputs), new_results)
     )
+    if "res_attrs" in main.attributes:  # one entry per result (else the printer crashes)
+        attrs = []
+        for t, a in zip(ftype.results, ir.ArrayAttr(main.attributes["res_attrs"]), strict=True):
+            attrs += [a, a] if _is_complex(t) else [a]
+        main.attributes["res_attrs"] = ir.ArrayAttr.get(attrs)
 
 
 def _is_complex(t) -> bool:
@@ -143,13 +158,23 @@ def _is_complex(t) -> bool:
 
 
 def _main_func(module):
+    """The entry function: @main, or else the module's only public function (a file of
+    one test function, as mlir-opt tests are written)."""
     from jaxlib.mlir import ir
 
+    public = []
     for op in module.regions[0].blocks[0].operations:
         op = op.operation
-        if op.name == "func.func" and ir.StringAttr(op.attributes["sym_name"]).value == "main":
+        if op.name != "func.func":
+            continue
+        if ir.StringAttr(op.attributes["sym_name"]).value == "main":
             return op
-    raise NotCheckable("no @main function")
+        visibility = op.attributes["sym_visibility"] if "sym_visibility" in op.attributes else None
+        if visibility is None or ir.StringAttr(visibility).value == "public":
+            public.append(op)
+    if len(public) == 1:
+        return public[0]
+    raise NotCheckable("no @main function (and not exactly one public function)")
 
 
 def _join_complex(outs: list[np.ndarray], result_keys: list[str]) -> list[np.ndarray]:
@@ -176,15 +201,36 @@ def _replace_known_custom_calls(module, resize_mode: str) -> None:
     from .ir_util import create, replace_op
 
     for op in _all_ops(module):
+        if op.name == "mhlo.topk":  # XLA's TopK as the HLO importer gives it
+            _top_k_reference(op, op.attributes)
+            continue
         if not op.name.endswith(".custom_call"):
             continue
         prefix = op.name.split(".")[0]
         target = ir.StringAttr(op.attributes["call_target_name"]).value
+        if target == "mhlo.topk" and "mhlo.attributes" in op.attributes:
+            _top_k_reference(op, ir.DictAttr(op.attributes["mhlo.attributes"]))
+            continue
         if target == "AwsNeuronErf" and len(op.operands) == 1:
             erf = create("chlo.erf", [op.results[0].type], list(op.operands), {}, before=op)
             replace_op(op, list(erf.results))
         elif target == "ResizeNearestGrad" and len(op.operands) == 1 and len(op.results) == 1:
             replace_op(op, [_resize_nearest_grad_reference(op, prefix, resize_mode)])
+
+
+def _top_k_reference(op, attrs) -> None:
+    """TopK (largest, along the last dimension) is chlo.top_k; the smallest-k form stays
+    and is reported as not checkable."""
+    from jaxlib.mlir import ir
+
+    from .ir_util import create, replace_op
+
+    largest = "largest" not in attrs or ir.BoolAttr(attrs["largest"]).value
+    if not largest or "k" not in attrs or len(op.operands) != 1 or len(op.results) != 2:
+        return
+    top_k = create("chlo.top_k", [r.type for r in op.results], list(op.operands),
+                   {"k": attrs["k"]}, before=op)
+    replace_op(op, list(top_k.results))
 
 
 def _resize_nearest_grad_reference(op, prefix: str, mode: str):
@@ -267,21 +313,18 @@ def _signature(module_text: str):
     ctx = make_context()
     with ctx, ir.Location.unknown(ctx):
         module = parse_allowing_penguin_sorts(module_text, "program")
-        for op in module.regions[0].blocks[0].operations:
-            op = op.operation
-            if op.name == "func.func" and ir.StringAttr(op.attributes["sym_name"]).value == "main":
-                ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
-                sig = []
-                for t in ftype.inputs:
-                    if not isinstance(t, ir.RankedTensorType) or not t.has_static_shape:
-                        raise NotCheckable(f"argument type {t} is not a static tensor")
-                    sig.append((tuple(t.shape), type_key(t.element_type)))
-                keys = [
-                    type_key(t.element_type) if isinstance(t, ir.RankedTensorType) else str(t)
-                    for t in ftype.results
-                ]
-                return sig, keys
-    raise NotCheckable("no @main function")
+        op = _main_func(module.operation)
+        ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
+        sig = []
+        for t in ftype.inputs:
+            if not isinstance(t, ir.RankedTensorType) or not t.has_static_shape:
+                raise NotCheckable(f"argument type {t} is not a static tensor")
+            sig.append((tuple(t.shape), type_key(t.element_type)))
+        keys = [
+            type_key(t.element_type) if isinstance(t, ir.RankedTensorType) else str(t)
+            for t in ftype.results
+        ]
+        return sig, keys
 
 
 def random_inputs(signature, seed: int) -> list[np.ndarray]:
@@ -334,6 +377,9 @@ def _xla_child(payload: bytes) -> bytes:
     from jax._src import xla_bridge
     from jax._src.lib import xla_client as xc
 
+    # Without x64, device_put narrows 64-bit inputs (i64 -> i32, f64 -> f32) and the
+    # executable rejects them or, worse, the program runs on other values.
+    jax.config.update("jax_enable_x64", True)
     backend = xla_bridge.get_backend("cpu")
     devices = backend.devices()[:1]
     try:
@@ -342,27 +388,54 @@ def _xla_child(payload: bytes) -> bytes:
         )
     except Exception as err:  # XLA status errors (unsupported op, custom call, ...)
         return pickle.dumps(NotCheckable(" ".join(str(err).split())[:300]))
-    buffers = [jax.device_put(a, devices[0]) for a in inputs]
-    results = exe.execute_sharded(buffers).disassemble_into_single_device_arrays()
-    return pickle.dumps([np.asarray(r[0]) for r in results])
+    try:
+        buffers = [jax.device_put(a, devices[0]) for a in inputs]
+        results = exe.execute_sharded(buffers).disassemble_into_single_device_arrays()
+        return pickle.dumps([np.asarray(r[0]) for r in results])
+    except Exception as err:  # runtime status errors (out of memory, ...)
+        return pickle.dumps(NotCheckable(" ".join(str(err).split())[:300]))
 
 
 _POOLS: dict[str, ProcessPoolExecutor] = {}
 
 
-def _run_child(kind: str, fn, text: str, inputs: list[np.ndarray]) -> list[np.ndarray]:
+def _prepare_child(payload: bytes) -> bytes:
+    """Child-process body: ``prepare_for_interpreter`` (the native conversion passes can
+    abort the process too, e.g. hlo-legalize-to-stablehlo on a malformed convolution)."""
+    text, (resize_mode, split_complex) = pickle.loads(payload)
+    try:
+        return pickle.dumps(prepare_for_interpreter(text, resize_mode,
+                                                    split_complex=split_complex))
+    except NotCheckable as err:
+        return pickle.dumps(err)
+    except Exception as err:  # MLIRError from the conversion passes
+        return pickle.dumps(NotCheckable(
+            "cannot convert the program for the oracles: " + " ".join(str(err).split())[:300]))
+
+
+def prepare_isolated(text: str, resize_mode: str, split_complex: bool) -> str:
+    """``prepare_for_interpreter`` in a child process."""
+    return _run_child("prepare", _prepare_child, text, (resize_mode, split_complex),
+                      what="converting the program for the oracles")
+
+
+def _run_child(kind: str, fn, text: str, inputs, what: str = "") -> list[np.ndarray]:
     """Run ``fn`` in a per-oracle child process; a crash there raises NotCheckable."""
     from concurrent.futures.process import BrokenProcessPool
 
     pool = _POOLS.get(kind)
     if pool is None:
+        # XLA's INFO lines (device counts) are noise on the user's terminal; the child
+        # inherits the environment. A user's own setting wins.
+        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
         pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
         _POOLS[kind] = pool
     try:
         result = pickle.loads(pool.submit(fn, pickle.dumps((text, inputs))).result())
     except BrokenProcessPool:
         del _POOLS[kind]
-        raise NotCheckable(f"the {kind} oracle aborted the process (LLVM ERROR)") from None
+        what = what or f"the {kind} oracle"
+        raise NotCheckable(f"{what} aborted the process (LLVM ERROR)") from None
     if isinstance(result, NotCheckable):
         raise result
     return result
@@ -585,8 +658,8 @@ def _check_inputs(arrays, signature) -> None:
 def _check_with(oracle, before, after, keys, input_sets, rtol, atol, terms, resize_mode):
     split = oracle == "interpreter"
     run = interpret if oracle == "interpreter" else run_xla
-    prog_a = prepare_for_interpreter(before, resize_mode, split_complex=split)
-    prog_b = prepare_for_interpreter(after, resize_mode, split_complex=split)
+    prog_a = prepare_isolated(before, resize_mode, split)
+    prog_b = prepare_isolated(after, resize_mode, split)
     report = Report(oracle=oracle, trials=len(input_sets))
     worst: dict[int, OutputReport] = {}
     for arrays in input_sets:
@@ -608,7 +681,7 @@ def _check_with(oracle, before, after, keys, input_sets, rtol, atol, terms, resi
             prev = worst.get(i)
             verdict = ok and (prev.ok if prev else True)
             if prev is None or not ok or mabs > prev.max_abs:
-                worst[i] = OutputReport(i, a.shape, str(a.dtype), mabs, mrel, verdict)
+                worst[i] = OutputReport(i, a.shape, str(a.dtype), mabs, mrel, verdict, oracle)
     report.outputs = [worst[i] for i in sorted(worst)]
     return report
 

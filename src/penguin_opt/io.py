@@ -147,10 +147,28 @@ def _parse_hlo_proto(source: Source) -> ir.Operation:
 
 
 def module_text(module: ir.Operation, *, generic: bool = False, debug_info: bool = False) -> str:
-    """The module as MLIR text (penguin-form sorts print in generic form)."""
+    """The module as MLIR text (penguin-form sorts print in generic form). The whole module
+    prints in generic form when the pretty form would not parse back (see
+    ``_pretty_form_is_lossy``)."""
+    generic = generic or _pretty_form_is_lossy(module)
     return module.get_asm(
         print_generic_op_form=generic, assume_verified=True, enable_debug_info=debug_info
     )
+
+
+def _pretty_form_is_lossy(module: ir.Operation) -> bool:
+    """A while whose block arguments have other (compatible) types than its operands, e.g.
+    ``tensor<?xf32>`` for a ``tensor<4xf32>`` operand, verifies, but its custom syntax
+    prints one type for both and does not parse back (StableHLO's and MHLO's printers)."""
+    from .ir_util import ops_named
+
+    for op in ops_named(module, ("stablehlo.while", "mhlo.while")):
+        operand_types = [v.type for v in op.operands]
+        for region in op.regions:
+            for block in region.blocks:
+                if [a.type for a in block.arguments] != operand_types:
+                    return True
+    return False
 
 
 def write_atomically(path: str, data: str | bytes) -> None:

@@ -1,0 +1,144 @@
+"""Lowering corpus models to StableHLO (and HLO text/proto), with an on-disk cache.
+
+Programs are written to ``$PENGUIN_CORPUS_DIR`` (default ``~/.cache/penguin-opt-corpus``),
+never into the repository: ``<name>/model.mlir`` (StableHLO), ``model.hlo.txt`` and
+``model.hlo.pb`` (HLO text and serialized HloModuleProto, for static programs),
+``inputs.npz`` (``arg0, arg1, ...``: the arguments @main is run on) and ``meta.json``.
+A cache entry is reused while the library versions and this package's source are the same.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import inspect
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .models import ModelSpec
+
+CACHE_VERSION = 1
+
+
+def cache_root() -> Path:
+    env = os.environ.get("PENGUIN_CORPUS_DIR")
+    return Path(env) if env else Path.home() / ".cache" / "penguin-opt-corpus"
+
+
+@dataclass
+class Program:
+    name: str
+    stablehlo: str
+    inputs: list[np.ndarray]
+    hlo_text: str | None = None
+    hlo_proto: bytes | None = None
+    static_types: list[str] | None = None  # symbolic programs: the types to specialize to
+    export_seconds: float = 0.0
+    cached: bool = False
+
+
+def _fingerprint(spec: ModelSpec) -> str:
+    import importlib.metadata as md
+
+    versions = {}
+    for dist in ("jax", "jaxlib", "keras", "keras-hub", "numpy"):
+        try:
+            versions[dist] = md.version(dist)
+        except md.PackageNotFoundError:
+            versions[dist] = None
+    build = spec.build
+    cells = [repr(c.cell_contents) for c in (build.__closure__ or ())]
+    try:
+        source = inspect.getsource(build)
+    except (OSError, TypeError):
+        source = build.__qualname__
+    h = hashlib.sha256(
+        json.dumps([CACHE_VERSION, spec.name, spec.x64, versions, cells, source]).encode()
+    )
+    return h.hexdigest()[:16]
+
+
+def lower(spec: ModelSpec) -> Program:
+    """Build the model and lower it (no cache)."""
+    import jax
+
+    t0 = time.perf_counter()
+    with jax.enable_x64(True) if spec.x64 else contextlib.nullcontext():
+        return _lower(spec, t0)
+
+
+def _lower(spec: ModelSpec, t0: float) -> Program:
+    import jax
+
+    built = spec.build()
+    leaves = [np.asarray(a) for a in jax.tree_util.tree_leaves(built.args)]
+    if built.symbolic_specs is not None:
+        from jax import export
+
+        exported = export.export(jax.jit(built.fn))(*built.symbolic_specs)
+        text = exported.mlir_module()
+        hlo_text = hlo_proto = None
+    else:
+        lowered = jax.jit(built.fn, keep_unused=True).lower(*built.args)
+        text = lowered.as_text()
+        hlo_text, hlo_proto = None, None
+        if spec.hlo:
+            from jaxlib import _hlo
+
+            hlo_text = lowered.compiler_ir("hlo").as_hlo_text()
+            hlo_proto = _hlo.hlo_module_from_text(hlo_text).as_serialized_hlo_module_proto()
+    return Program(spec.name, text, leaves, hlo_text, hlo_proto, built.static_types,
+                   time.perf_counter() - t0)
+
+
+def load_or_lower(spec: ModelSpec, *, use_cache: bool = True) -> Program:
+    """The model's program from the cache, lowering (and caching) it when needed."""
+    directory = cache_root() / spec.name
+    meta_path = directory / "meta.json"
+    key = _fingerprint(spec)
+    if use_cache and meta_path.exists():
+        try:
+            meta = json.loads(meta_path.read_text())
+            if meta.get("fingerprint") == key:
+                return _read(spec, directory, meta)
+        except (OSError, ValueError, KeyError):
+            pass
+    program = lower(spec)
+    if use_cache:
+        _write(program, directory, key)
+    return program
+
+
+def _read(spec: ModelSpec, directory: Path, meta: dict) -> Program:
+    text = (directory / "model.mlir").read_text()
+    with np.load(directory / "inputs.npz") as data:
+        inputs = [data[f"arg{i}"] for i in range(meta["num_inputs"])]
+    hlo_text = hlo_proto = None
+    if (directory / "model.hlo.txt").exists():
+        hlo_text = (directory / "model.hlo.txt").read_text()
+        hlo_proto = (directory / "model.hlo.pb").read_bytes()
+    return Program(spec.name, text, inputs, hlo_text, hlo_proto, meta.get("static_types"),
+                   meta.get("export_seconds", 0.0), cached=True)
+
+
+def _write(program: Program, directory: Path, key: str) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "model.mlir").write_text(program.stablehlo)
+    np.savez(directory / "inputs.npz", **{f"arg{i}": a for i, a in enumerate(program.inputs)})
+    for name in ("model.hlo.txt", "model.hlo.pb"):
+        (directory / name).unlink(missing_ok=True)
+    if program.hlo_text is not None:
+        (directory / "model.hlo.txt").write_text(program.hlo_text)
+        (directory / "model.hlo.pb").write_bytes(program.hlo_proto)
+    meta = {
+        "fingerprint": key,
+        "num_inputs": len(program.inputs),
+        "static_types": program.static_types,
+        "export_seconds": program.export_seconds,
+    }
+    (directory / "meta.json").write_text(json.dumps(meta, indent=1))

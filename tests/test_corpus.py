@@ -1,0 +1,122 @@
+"""The model corpus (src/penguin_opt/corpus): real programs through both dialects' pipelines.
+
+CI runs the ``jax`` family (written with jax.lax/jax.numpy, no extra packages): a CNN
+training step with strided/depthwise/dilated convolutions, nearest upsampling forward and
+training step, top_k/argsort, and a symbolic-batch ``jax.export``. The Keras and
+keras-hub models need ``pip install -e '.[corpus]'`` and run behind ``-m corpus``
+(``pytest -m corpus tests/test_corpus.py``; they are also ``slow``).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+
+from penguin_opt.corpus import shared
+from penguin_opt.corpus.export import load_or_lower, lower
+from penguin_opt.corpus.models import MODELS
+from penguin_opt.corpus.report import render
+from penguin_opt.corpus.sweep import sweep_model
+
+CI_MODELS = [m for m in MODELS if m.ci]
+FULL_MODELS = [m for m in MODELS if not m.ci]
+
+
+@functools.cache
+def _ci_results(spec):
+    """Lowered and swept once per test session (the CI models take seconds each)."""
+    return tuple(sweep_model(spec, lower(spec)))
+
+
+def _assert_clean(results):
+    problems = [f"{r.model} [{r.variant}]: {r.status}\n{r.table}" for r in results if r.failed]
+    assert not problems, "\n".join(problems)
+    assert any(r.status == "ok" for r in results), [r.status for r in results]
+
+
+@pytest.mark.parametrize("spec", CI_MODELS, ids=lambda s: s.name)
+def test_ci_model_keeps_results(spec):
+    results = _ci_results(spec)
+    _assert_clean(results)
+    # every variant of a CI model is decided by an oracle (the HLO importer's mhlo.topk
+    # runs as chlo.top_k)
+    for r in results:
+        assert r.status == "ok", (r.variant, r.status)
+
+
+def test_ci_models_exercise_the_rewriters():
+    seen = set()
+    for spec in CI_MODELS:
+        for r in _ci_results(spec):
+            seen |= set(r.rewrites)
+    assert {"fuseIotaSort", "explicitlyPad", "explicitlyStride"} <= seen, seen
+
+
+def test_report_renders_a_row_per_variant():
+    spec = next(m for m in CI_MODELS if m.name == "topk_argsort")
+    results = list(_ci_results(spec))
+    text = render({spec.name: spec}, results, {}, None, "Not run.", [])
+    rows = [line for line in text.splitlines() if line.startswith("| topk_argsort | ")
+            and line.split(" | ")[1] in ("stablehlo", "mhlo", "hlo")]
+    assert len(rows) == len(results) == 3
+    assert "fuseIotaSort 2" in rows[0]
+
+
+@pytest.mark.slow
+@pytest.mark.corpus
+@pytest.mark.parametrize("spec", FULL_MODELS, ids=lambda s: s.name)
+def test_full_model_keeps_results(spec):
+    why = spec.available()
+    if why:
+        pytest.skip(why)
+    _assert_clean(sweep_model(spec, load_or_lower(spec)))
+
+
+# ---------------------------------------------------------------- check-op conversion
+
+
+def test_pretty_check_ops_become_numbered_custom_calls():
+    text = """func.func @t() {
+  %0 = stablehlo.constant dense<[1, 2]> : tensor<2xi32>
+  check.expect_eq_const %0, dense<[1,
+      2]> : tensor<2xi32>
+  check.expect_almost_eq_const %0, dense<5.1> : tensor<f64> {tolerance = 0.1 : f64}
+  check.expect_close %0, %0, max_ulp_difference = 3 : tensor<2xf16>, tensor<2xf16>
+  check.expect_serialized_eq %0, probe_id = "p" : tensor<2xi32>
+  stablehlo.custom_call @check.expect_close(%0, %0) {has_side_effect = true} : (tensor<2xi32>, tensor<2xi32>) -> ()
+  func.return
+}"""
+    out, table = shared.convert_check_ops(text)
+    assert "check.expect_" not in out.replace("@check.expect_", "")
+    assert "%__expected_0 = stablehlo.constant dense<[1,\n      2]> : tensor<2xi32>" in out
+    assert "@check.expect_eq_const.0(%0, %__expected_0)" in out
+    assert "@check.observe.3(%0)" in out
+    assert "@check.expect_close.4(%0, %0)" in out
+    assert [e.kind for e in table] == [
+        "expect_eq_const", "expect_almost_eq_const", "expect_close", "observe", "expect_close"
+    ]
+    assert table[1].tolerance == 0.1 and table[2].max_ulp == 3 and table[4].max_ulp == 3
+
+
+def test_entry_program_returns_checked_values():
+    text, table = shared.convert_check_ops("""func.func private @g(%a: tensor<2xi32>) -> tensor<2xi32> {
+  return %a : tensor<2xi32>
+}
+func.func @t() {
+  %0 = stablehlo.constant dense<[1, 2]> : tensor<2xi32>
+  %1 = func.call @g(%0) : (tensor<2xi32>) -> tensor<2xi32>
+  check.expect_eq_const %1, dense<[1, 2]> : tensor<2xi32>
+  func.return
+}
+func.func @other() {
+  func.return
+}""")
+    prog, used = shared.entry_program(text, "t", "equiv")
+    assert used == [0]
+    assert "func.func @main() -> (tensor<2xi32>, tensor<2xi32>)" in prog
+    assert "@other" not in prog and "@g(" in prog and "check." not in prog
+    actual, _ = shared.entry_program(text, "t", "actual")
+    expected, _ = shared.entry_program(text, "t", "expected")
+    assert shared._expectations_hold(text, "t", frozenset([0]), True, None, None)
+    assert "-> tensor<2xi32>" in actual and "-> tensor<2xi32>" in expected
