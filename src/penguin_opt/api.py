@@ -65,10 +65,11 @@ class Result:
         return self.state.diagnostics
 
 
-def run(module: ir.Operation, pipeline: str, **kwargs) -> Result:
-    """Run ``pipeline`` on ``module`` in place; raises PassError/PipelineError/MLIRError."""
+def run(module: ir.Operation, pipeline: str, *, verify: str = "default", **kwargs) -> Result:
+    """Run ``pipeline`` on ``module`` in place; raises PassError/PipelineError/MLIRError.
+    ``verify``: "default", "each" or "off" (see ``Pipeline``)."""
     with module.context:
-        state = Pipeline(pipeline).run(module, **kwargs)
+        state = Pipeline(pipeline, verify=verify).run(module, **kwargs)
     return Result(module, state)
 
 

@@ -83,6 +83,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="run the program before and after the pipeline on random inputs "
         "and compare every output (exit 3 on a mismatch, 4 if not checkable)",
     )
+    p.add_argument(
+        "--verify-each",
+        nargs="?",
+        const="true",
+        choices=("true", "false"),
+        default=None,
+        help="verify after every pass (=true; names the pass that broke the IR) or not at "
+        "all (=false). Default: after every native pass and once after each run of "
+        "consecutive penguin-opt passes",
+    )
     p.add_argument("--debug", action="store_true", help="show Python tracebacks on errors")
     from .check_cli import add_check_options
 
@@ -131,7 +141,8 @@ def _main(argv: list[str]) -> int:
     from .pipeline import Pipeline, PipelineError, print_statistics
 
     try:
-        pipeline = Pipeline(args.pipeline)
+        verify = {None: "default", "true": "each", "false": "off"}[args.verify_each]
+        pipeline = Pipeline(args.pipeline, verify=verify)
     except PipelineError as err:
         raise UsageError(str(err)) from None
 

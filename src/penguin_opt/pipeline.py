@@ -9,7 +9,8 @@ restricts it to functions. ``builtin.module(...)`` around the whole list is acce
 Penguin-form sorts are not valid for the stock verifier or native passes. Once a
 for-penguin pass has run, every native pass after it is bracketed by two helper passes
 (``penguin-sort-expand`` / ``penguin-sort-refuse``) that give it the expanded form and fuse
-back the sorts that still match; verification of our passes' output understands the form.
+back the sorts that still match. Verification (see ``Pipeline.verify``) understands the
+form; it runs as ``penguin-opt-verify`` steps in the PassManager.
 """
 
 from __future__ import annotations
@@ -84,14 +85,26 @@ def parse_pipeline(text: str) -> list[Element]:
     return elements
 
 
+VERIFY_MODES = ("default", "each", "off")
+
+
 @dataclass
 class Pipeline:
-    """A parsed pipeline, ready to run on modules."""
+    """A parsed pipeline, ready to run on modules.
+
+    ``verify``: when the IR is verified. ``default``: after every native pass (as MLIR's
+    PassManager does) and once after each run of consecutive penguin-opt passes (a failure
+    names the passes of the run); ``each``: after every pass (mlir-opt's default; names
+    the one pass that broke the IR); ``off``: never (mlir-opt's ``--verify-each=false``).
+    The verification understands penguin-form sorts."""
 
     text: str
+    verify: str = "default"
     elements: list[Element] = field(init=False)
 
     def __post_init__(self) -> None:
+        if self.verify not in VERIFY_MODES:
+            raise PipelineError(f"unknown verify mode '{self.verify}' ({', '.join(VERIFY_MODES)})")
         self.elements = parse_pipeline(self.text)
 
     def _native_check(self, ctx: ir.Context) -> None:
@@ -114,10 +127,13 @@ class Pipeline:
         pm = passmanager.PassManager("builtin.module", context=ctx)
         failures: list[BaseException] = []
         penguin_seen = False
-        uses_penguin = any(isinstance(el.ours, CanonicalizeForPenguin) for el in self.elements)
-        if uses_penguin:
-            pm.enable_verifier(False)  # our passes verify their own output, penguin-aware
-        for el in self.elements:
+        any_ours = any(el.ours is not None for el in self.elements)
+        # With one of our passes in the pipeline, the verification is ours (penguin-aware,
+        # and once per run of our passes); without, MLIR's own verifier after each pass.
+        pm.enable_verifier(not any_ours and self.verify != "off")
+        verify = any_ours and self.verify != "off"
+        run_of_ours: list[str] = []
+        for i, el in enumerate(self.elements):
             if el.ours is not None:
                 pm.add(
                     _python_pass(el.ours, state, failures),
@@ -126,12 +142,19 @@ class Pipeline:
                     description=el.ours.summary,
                 )
                 penguin_seen = penguin_seen or isinstance(el.ours, CanonicalizeForPenguin)
+                run_of_ours.append(el.ours.name)
+                run_ends = i + 1 == len(self.elements) or self.elements[i + 1].ours is None
+                if verify and (self.verify == "each" or run_ends):
+                    pm.add(_verify_step(run_of_ours, failures), name=_VERIFY_STEP)
+                    run_of_ours = []
                 continue
             if penguin_seen:
                 pm.add(_guard(_expand_marked, failures), name="penguin-sort-expand")
             pm.add(_native_pipeline_text(el.text, ctx))
             if penguin_seen:
                 pm.add(_guard(_refuse_marked, failures), name="penguin-sort-refuse")
+            if verify:
+                pm.add(_verify_step([el.text], failures), name=_VERIFY_STEP)
         if timing:
             pm.enable_timing()
         if print_ir_after_all:
@@ -147,11 +170,6 @@ class Pipeline:
             del pm  # prints the timing report now
         if failures:
             raise failures[0]
-        # No final verification: with a for-penguin pass in the pipeline (the PassManager's
-        # verifier off), every element has verified its own output already: each of our
-        # passes right after it runs, each native pass after a for-penguin pass in the
-        # penguin-sort-refuse step, and native passes before the first one are followed by
-        # that pass and its verification.
         return state
 
 
@@ -178,12 +196,7 @@ def _native_pipeline_text(text: str, ctx: ir.Context) -> str:
 def _python_pass(p: ModulePass, state: RunState, failures: list[BaseException]):
     def run(op, pass_):
         try:
-            module = op.operation
-            p.run(module, state)
-            penguin_sort.verify(module)
-        except ir.MLIRError as err:
-            failures.append(_verifier_failure(p.name, err))
-            pass_.signal_pass_failure()
+            p.run(op.operation, state)
         except BaseException as err:  # stash it: a Python exception must not cross C++
             failures.append(err)
             pass_.signal_pass_failure()
@@ -192,13 +205,36 @@ def _python_pass(p: ModulePass, state: RunState, failures: list[BaseException]):
     return run
 
 
-def _verifier_failure(pass_name: str, err: ir.MLIRError) -> PassError:
+_VERIFY_STEP = "penguin-opt-verify"
+
+
+def _verify_step(pass_names: list[str], failures: list[BaseException]):
+    """Verify the module (penguin-aware); a failure blames ``pass_names``."""
+    names = list(pass_names)
+
+    def run(op, pass_):
+        try:
+            penguin_sort.verify(op.operation)
+        except ir.MLIRError as err:
+            failures.append(_verifier_failure(names, err))
+            pass_.signal_pass_failure()
+        except BaseException as err:
+            failures.append(err)
+            pass_.signal_pass_failure()
+
+    return run
+
+
+def _verifier_failure(pass_names: list[str], err: ir.MLIRError) -> PassError:
+    who = pass_names[0] if len(pass_names) == 1 else ", ".join(pass_names)
+    hint = "" if len(pass_names) == 1 else " (--verify-each names the pass)"
     diags = list(getattr(err, "error_diagnostics", []) or [])
     if diags:
         d = diags[0]
-        message = f"{pass_name} produced invalid IR: {' '.join(d.message.split())}"
+        message = f"{who} produced invalid IR{hint}: {' '.join(d.message.split())}"
         return PassError(Diagnostic(Severity.ERROR, message, str(d.location)))
-    return PassError(Diagnostic(Severity.ERROR, f"{pass_name}: {err}", "unknown"))
+    return PassError(Diagnostic(Severity.ERROR, f"{who} produced invalid IR{hint}: {err}",
+                                "unknown"))
 
 
 def _guard(fn, failures):
@@ -232,7 +268,6 @@ def _refuse_marked(module: ir.Operation) -> None:
         del sort.attributes[_EXPANDED_MARK]
         sweep = Sweep(Dialect(sort.name.split(".")[0]), "penguin-sort-refuse", RunState(), {})
         FuseIotaSort().rewrite(sort, sweep)
-    penguin_sort.verify(module)
 
 
 def print_statistics(state: RunState, out=sys.stderr) -> None:

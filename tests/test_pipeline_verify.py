@@ -1,0 +1,93 @@
+"""When a pipeline verifies the IR, and whom a verification failure blames."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import pytest
+from jaxlib.mlir import ir
+
+from penguin_opt import api
+from penguin_opt.passes import PASSES
+from penguin_opt.passes.base import ModulePass, PassError, RunState
+
+TEXT = """func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.add %arg0, %arg0 : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+"""
+
+
+@dataclass(frozen=True)
+class BreakIR(ModulePass):
+    """Test-only: gives @main's add a wrong result type (invalid IR)."""
+
+    name: ClassVar[str] = "test-break-ir"
+    summary: ClassVar[str] = "test only"
+
+    def run(self, module: ir.Operation, state: RunState) -> None:
+        func = module.regions[0].blocks[0].operations[0]
+        add = func.regions[0].blocks[0].operations[0].operation
+        ir.Operation.create("stablehlo.add", results=[ir.RankedTensorType.get(
+            [5], ir.F32Type.get())], operands=list(add.operands), loc=add.location,
+            ip=ir.InsertionPoint(add))
+
+
+@pytest.fixture
+def broken(monkeypatch):
+    monkeypatch.setitem(PASSES, BreakIR.name, BreakIR)
+
+
+def run(pipeline, verify="default"):
+    return api.run(api.load(TEXT), pipeline, verify=verify)
+
+
+def test_default_verifies_once_per_run_of_our_passes(broken):
+    with pytest.raises(PassError) as err:
+        run("test-break-ir,stablehlo-canonicalize-for-penguin")
+    msg = str(err.value)
+    assert "test-break-ir, stablehlo-canonicalize-for-penguin produced invalid IR" in msg
+    assert "--verify-each names the pass" in msg
+
+
+def test_verify_each_names_the_pass(broken):
+    with pytest.raises(PassError) as err:
+        run("stablehlo-canonicalize-for-penguin,test-break-ir,stablehlo-canonicalize-conv",
+            verify="each")
+    assert "test-break-ir produced invalid IR:" in str(err.value)
+
+
+def test_a_native_pass_after_a_broken_run_is_not_blamed(broken):
+    with pytest.raises(PassError) as err:
+        run("test-break-ir,cse")
+    assert "test-break-ir produced invalid IR" in str(err.value)
+
+
+def test_verify_off_does_not_verify(broken):
+    result = run("test-break-ir,stablehlo-canonicalize-for-penguin", verify="off")
+    with result.module.context, pytest.raises(ir.MLIRError):
+        result.module.verify()
+
+
+def test_valid_pipelines_pass_in_every_mode():
+    for verify in ("default", "each", "off"):
+        result = run("inline,stablehlo-canonicalize-for-penguin,cse,stablehlo-canonicalize-conv",
+                     verify=verify)
+        with result.module.context:
+            assert result.module.verify()
+
+
+@pytest.mark.parametrize("flag,code", [("--verify-each", 0), ("--verify-each=true", 0),
+                                       ("--verify-each=false", 0), ("--verify-each=maybe", 2)])
+def test_cli_flag(tmp_path, flag, code):
+    import subprocess
+    import sys
+
+    src = tmp_path / "t.mlir"
+    src.write_text(TEXT)
+    proc = subprocess.run([sys.executable, "-m", "penguin_opt.cli", str(src), flag, "-p",
+                           "stablehlo-canonicalize-for-penguin,cse"], capture_output=True)
+    assert proc.returncode == code, proc.stderr
+    if code == 0:
+        assert b"stablehlo.add %arg0, %arg0" in proc.stdout
