@@ -147,3 +147,19 @@ def test_get_dimension_size_result_element_type_is_the_ops():
             "(tensor<5x?xf32>) -> tensor<i32>\n  return %0 : tensor<i32>\n}\n")
     after, _ = _run(text, "canonicalize-for-penguin")
     assert "mhlo.constant dense<5> : tensor<i32>" in after
+
+
+@settings(max_examples=300, deadline=None)
+@given(case=broadcasts(), seed=st.integers(0, 2**16))
+def test_broadcast_in_dim_helper_matches_the_definition(case, seed):
+    """result[i] = operand[j] with j_k = i[dims[k]] (0 where the operand dim is 1), for the
+    general, in-order and splat paths of ``broadcast_in_dim``."""
+    from penguin_opt.passes.penguin_rewriters import broadcast_in_dim
+
+    src, dims, out = case
+    values = np.random.default_rng(seed).integers(-99, 99, src).astype(np.int32)
+    got = broadcast_in_dim(values, dims, tuple(out))
+    want = np.empty(out, np.int32)
+    for i in np.ndindex(*out):
+        want[i] = values[tuple(i[d] if src[k] != 1 else 0 for k, d in enumerate(dims))]
+    assert got.shape == tuple(out) and np.array_equal(got, want)

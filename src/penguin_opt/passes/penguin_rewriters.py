@@ -8,6 +8,7 @@ The dispatch order lives in :mod:`penguin_opt.passes.canonicalize_for_penguin`.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import ClassVar
@@ -15,8 +16,10 @@ from typing import ClassVar
 import numpy as np
 from jaxlib.mlir import ir
 
+from ..convert_math import convert_array
 from ..dialect import i64_matrix
 from ..elements import (
+    DTYPES,
     UnsupportedElementType,
     constant_value,
     dtype_of,
@@ -56,6 +59,21 @@ class Rewriter:
 
     def rewrite(self, op: ir.Operation, sweep: Sweep) -> str | None:  # pragma: no cover
         raise NotImplementedError
+
+
+def _readable_constant(value: ir.Value, sweep: Sweep) -> ir.Operation | None:
+    """The defining constant op of ``value`` if ``_dense_constant`` would read it, decided
+    without reading the values (except for complex constants, which are read from text)."""
+    src = sweep.defining_op(value)
+    if src is None or not sweep.dialect.is_op(src, "constant"):
+        return None
+    element = ir.ShapedType(src.results[0].type).element_type
+    key = type_key(element)
+    if key.startswith("complex"):
+        return src if _dense_constant(value, sweep) is not None else None
+    if key not in DTYPES or not isinstance(src.attributes["value"], ir.DenseElementsAttr):
+        return None
+    return src
 
 
 def _dense_constant(value: ir.Value, sweep: Sweep) -> tuple[ir.Operation, np.ndarray] | None:
@@ -184,8 +202,6 @@ class ReplaceConvertsWithConstants(Rewriter):
         result_type = op.results[0].type
         if static_shape(result_type) is None:
             return "dynamic-shape"
-        from ..convert_math import convert_array
-
         try:
             src_key = type_key(ir.ShapedType(op.operands[0].type).element_type)
             dst_key = type_key(ir.ShapedType(result_type).element_type)
@@ -397,19 +413,24 @@ class ReplaceBroadcastInDimWithConstants(Rewriter):
     root = "broadcast_in_dim"
 
     def rewrite(self, op, sweep):
-        found = _dense_constant(op.operands[0], sweep)
-        if found is None:
+        # The cheap tests first; the skip reasons are those of reading the values first.
+        src = _readable_constant(op.operands[0], sweep)
+        if src is None:
             return "operand-not-constant"
-        src, values = found
-        out_shape = static_shape(op.results[0].type)
+        result_type = op.results[0].type
+        out_shape = static_shape(result_type)
         if out_shape is None:
             return "dynamic-shape"
-        if int(np.prod(out_shape, dtype=np.int64)) > self.budget:
+        if math.prod(out_shape) > self.budget:
             return "over-budget"
+        try:
+            values = np.asarray(constant_value(src))
+        except UnsupportedElementType:
+            return "operand-not-constant"
         folded = broadcast_in_dim(
             values, i64_values(op.attributes["broadcast_dimensions"]), out_shape
         )
-        cst = sweep.constant(make_elements(folded, op.results[0].type), before=op)
+        cst = sweep.constant(make_elements(folded, result_type), before=op)
         sweep.replace(op, [cst.result])
         if not has_uses(src):
             sweep.erase(src)
@@ -418,6 +439,13 @@ class ReplaceBroadcastInDimWithConstants(Rewriter):
 
 def broadcast_in_dim(values: np.ndarray, dims: list[int], out_shape: tuple[int, ...]):
     """numpy broadcast_in_dim: operand dim k goes to result dim dims[k] (a view)."""
+    if values.size == 1:  # a splat: every result element is the one value
+        return np.broadcast_to(values.reshape(()), out_shape)
+    if all(dims[k] < dims[k + 1] for k in range(len(dims) - 1)):  # in order: no transpose
+        shape = [1] * len(out_shape)
+        for k, out_dim in enumerate(dims):
+            shape[out_dim] = values.shape[k]
+        return np.broadcast_to(values.reshape(shape), out_shape)
     order = np.argsort(dims, kind="stable")
     moved = np.transpose(values, order) if values.ndim else values
     shape = [1] * len(out_shape)
