@@ -163,3 +163,52 @@ def test_broadcast_in_dim_helper_matches_the_definition(case, seed):
     for i in np.ndindex(*out):
         want[i] = values[tuple(i[d] if src[k] != 1 else 0 for k, d in enumerate(dims))]
     assert got.shape == tuple(out) and np.array_equal(got, want)
+
+
+ZERO_SIZED_MIX = """func.func @main(%a: tensor<0x4xf32>, %b: tensor<3xf32>, %p: tensor<i1>) -> (tensor<0x4xf32>, tensor<3xf32>) {
+  %0 = stablehlo.add %a, %a : tensor<0x4xf32>
+  %1 = stablehlo.multiply %b, %b : tensor<3xf32>
+  %c = stablehlo.constant dense<> : tensor<0xf32>
+  %2 = stablehlo.custom_call @foo(%a) : (tensor<0x4xf32>) -> tensor<0x4xf32>
+  %3 = "stablehlo.if"(%p) ({
+    %4 = stablehlo.abs %a : tensor<0x4xf32>
+    stablehlo.return %4 : tensor<0x4xf32>
+  }, {
+    %5 = stablehlo.negate %0 : tensor<0x4xf32>
+    stablehlo.return %5 : tensor<0x4xf32>
+  }) : (tensor<i1>) -> tensor<0x4xf32>
+  %6:2 = "stablehlo.sort"(%a, %a) <{dimension = 0 : i64}> ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>, %z: tensor<f32>, %w: tensor<f32>):
+    %7 = stablehlo.compare LT, %x, %y : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %7 : tensor<i1>
+  }) : (tensor<0x4xf32>, tensor<0x4xf32>) -> (tensor<0x4xf32>, tensor<0x4xf32>)
+  %8 = stablehlo.add %6#0, %3 : tensor<0x4xf32>
+  %9 = stablehlo.add %8, %2 : tensor<0x4xf32>
+  return %9, %1 : tensor<0x4xf32>, tensor<3xf32>
+}
+"""
+
+
+def test_zero_sized_walk_statistics_are_those_of_the_plain_rewriter():
+    """The fast walk of removeDeadZeroSizedTensorOps counts exactly what
+    ``RemoveDeadZeroSizedTensorOps.run`` over every op (post-order) counts."""
+    from penguin_opt.dialect import STABLEHLO
+    from penguin_opt.passes.base import RunState
+    from penguin_opt.passes.canonicalize_for_penguin import ops_named_all, target_functions
+    from penguin_opt.passes.penguin_rewriters import RemoveDeadZeroSizedTensorOps
+    from penguin_opt.passes.sweep import Sweep
+
+    fast = penguin_opt.run(penguin_opt.load(ZERO_SIZED_MIX), "stablehlo-canonicalize-for-penguin")
+    got = fast.statistics["stablehlo-canonicalize-for-penguin"]["removeDeadZeroSizedTensorOps"]
+
+    module = penguin_opt.load(ZERO_SIZED_MIX)
+    state = RunState()
+    with module.context:
+        functions = target_functions(module, False, "x")
+        sweep = Sweep(STABLEHLO, "x", state, {})
+        ops = [sweep.canon(op) for f in functions for op in ops_named_all(f)]
+        RemoveDeadZeroSizedTensorOps().run(ops, sweep)
+    want = state.statistics["x"]["removeDeadZeroSizedTensorOps"]
+    assert (got.matched, got.rewritten, dict(got.skipped)) == (
+        want.matched, want.rewritten, dict(want.skipped))
+    assert got.rewritten >= 3 and set(got.skipped) == {"not-side-effect-free", "not-zero-sized"}

@@ -8,6 +8,7 @@ fixed-point iteration, no folding, CSE or DCE beyond what each rewriter does its
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -111,77 +112,61 @@ def remove_dead_zero_sized_tensor_ops(
     The rewriter's root is every op, so Python must see every op (the bindings have no
     native filter on result types). This walk keeps that to the cheapest possible visit:
     an op-name lookup and, for side-effect-free ops of the dialect, a lookup of each result
-    type, both memoized; ``rewriter.rewrite`` is called only for the ops whose results are
+    type, both memoized; ``rewriter.visit`` is called only for the ops whose results are
     all static zero-element tensors. Every other op is counted with the skip reason
-    ``rewrite`` gives it (its tests, in its order: not-side-effect-free, no-results,
-    not-zero-sized), added to the statistics in walk order, so matched/rewritten/skipped
-    are exactly those of ``rewriter.run(every op)``, even if a rewrite fails midway.
+    ``rewrite`` would give it (its tests, in its order), so the statistics are those of
+    ``rewriter.run(every op)``.
     """
     stats = sweep.stats(rewriter.name)
     prefix = sweep.dialect.prefix
     effectful = _EFFECTFUL
     kinds: dict[str, bool] = {}  # op name -> side-effect-free op of the dialect
     zero_sized: dict[ir.Type, bool] = {}  # result type -> static, zero elements
-    # Running counts: ops, not-side-effect-free, no-results, not-zero-sized; a candidate is
-    # recorded with the counts at the moment it was met.
-    counts = [0, 0, 0, 0]
-    candidates: list[tuple[ir.Operation, int, int, int, int]] = []
-    last = [0]  # what the last visited op was: 1-3 a skip reason (index in counts), 4 a candidate
+    skipped = Counter()
+    candidates: list[ir.Operation] = []
+    last: list = [None]  # the last visited op's skip reason, or "candidate"
     advance = ir.WalkResult.ADVANCE
 
     def visit(op: ir.Operation) -> ir.WalkResult:
-        counts[0] += 1
         name = op.name
         kind = kinds.get(name)
         if kind is None:
             dialect, _, mnemonic = name.partition(".")
             kind = kinds[name] = dialect == prefix and mnemonic not in effectful
+        reason = "candidate"
         if not kind:
-            counts[1] += 1
-            last[0] = 1
-            return advance
-        types = op.results.types
-        if not types:
-            counts[2] += 1
-            last[0] = 2
-            return advance
-        for t in types:
-            zero = zero_sized.get(t)
-            if zero is None:
-                shape = static_shape(t)
-                zero = zero_sized[t] = shape is not None and 0 in shape
-            if not zero:
-                counts[3] += 1
-                last[0] = 3
-                return advance
-        candidates.append((op, *counts))
-        last[0] = 4
+            reason = "not-side-effect-free"
+        elif not (types := op.results.types):
+            reason = "no-results"
+        else:
+            for t in types:
+                zero = zero_sized.get(t)
+                if zero is None:
+                    shape = static_shape(t)
+                    zero = zero_sized[t] = shape is not None and 0 in shape
+                if not zero:
+                    reason = "not-zero-sized"
+                    break
+        if reason == "candidate":
+            candidates.append(op)
+        else:
+            skipped[reason] += 1
+        last[0] = reason
         return advance
 
     for f in functions:
         f.walk(visit, ir.WalkOrder.POST_ORDER)
         # The walk ends at ``f`` itself, which is not under ``f``: take it back.
-        counts[0] -= 1
-        if last[0] == 4:
+        if last[0] == "candidate":
             candidates.pop()
         else:
-            counts[last[0]] -= 1
-
-    done = [0, 0, 0, 0]
-
-    def account(upto) -> None:
-        """Count the skipped ops met before the running counts ``upto``."""
-        stats.matched += upto[0] - done[0]
-        for i, reason in ((1, "not-side-effect-free"), (2, "no-results"), (3, "not-zero-sized")):
-            if upto[i] > done[i]:
-                stats.skipped[reason] += upto[i] - done[i]
-        done[:] = upto
-
-    for op, *seen in candidates:
-        account((seen[0] - 1, *seen[1:]))  # the ops before this one
-        done[0] += 1
+            skipped[last[0]] -= 1
+    stats.matched += sum(skipped.values())
+    for reason, count in skipped.items():
+        if count:
+            stats.skipped[reason] += count
+    for op in candidates:
         rewriter.visit(op, sweep, stats)
-    account(counts)
 
 
 def ops_named_all(root: ir.Operation) -> list[ir.Operation]:
