@@ -266,3 +266,14 @@ def test_output_parses_back_when_a_while_refines_its_block_types(tmp_path):
     again = penguin_opt("-", "-p", "stablehlo-canonicalize-for-penguin", stdin=first.stdout)
     assert again.returncode == 0, again.stderr
     assert again.stdout == first.stdout
+
+
+def test_split_input_file_statistics_sum_over_chunks(tmp_path):
+    src = tmp_path / "two.mlir"
+    src.write_text(SIMPLE + "// -----\n" + SIMPLE.replace("dim = 1", "dim = 0"))
+    proc = penguin_opt(src, "--split-input-file", "-p", "stablehlo-canonicalize-for-penguin",
+                       "--pass-statistics")
+    assert proc.returncode == 0, proc.stderr
+    stats = proc.stderr.decode()
+    block = stats[stats.index("replaceGetDimensionSize"):]
+    assert "2 matched" in block.splitlines()[1] and "2 rewritten" in block.splitlines()[2]

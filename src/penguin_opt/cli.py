@@ -268,8 +268,12 @@ def _run_chunks(args, pipeline, source, name) -> int:
             rendered.append(_error_line(err, name))
             failed = True
         rendered = [d.render(name) for d in state.diagnostics] + rendered
-        for key, per in state.statistics.items():
-            total.statistics.setdefault(key, {}).update(per)
+        for pass_name, per in state.statistics.items():  # summed over the chunks
+            for rewriter, st in per.items():
+                sum_st = total.rewriter(pass_name, rewriter)
+                sum_st.matched += st.matched
+                sum_st.rewritten += st.rewritten
+                sum_st.skipped.update(st.skipped)
         if args.verify_diagnostics:
             problems += dc.verify(rendered, dc.expectations(chunk.text), name)
         else:
