@@ -44,8 +44,8 @@ def instrument(times: collections.Counter, counts: collections.Counter) -> None:
     from penguin_opt.passes import penguin_rewriters as pr
     from penguin_opt.passes import sweep
 
-    _wrap(pipeline.penguin_sort, "verify", "verify (penguin-aware, after each pass)", times,
-          counts)
+    _wrap(pipeline.penguin_sort, "verify", "verify (penguin-aware, once per run of our passes)",
+          times, counts)
     assert pipeline.penguin_sort is penguin_sort
     _wrap(sweep, "collect", "for-penguin: collect (name-dispatched walk)", times, counts)
     _wrap(cfp, "target_functions", "for-penguin: target_functions", times, counts)
@@ -62,7 +62,8 @@ def instrument(times: collections.Counter, counts: collections.Counter) -> None:
     except ImportError:
         return
     _wrap(cc, "functions", "conv: functions", times, counts)
-    _wrap(cc, "convolutions", "conv: convolutions (Python walk)", times, counts)
+    _wrap(cc, "convolutions", "conv: convolutions (name-dispatched walk)", times, counts)
+    _wrap(cc, "conv_geometry", "conv: conv_geometry (once per convolution)", times, counts)
     _wrap(cc.ConvGate, "reject", "conv: gate (canCanonicalize)", times, counts)
     _wrap(cc.ExplicitlyPad, "rewrite", "conv: explicitlyPad", times, counts)
     _wrap(cc.ExplicitlyStride, "rewrite", "conv: explicitlyStride", times, counts)

@@ -876,3 +876,118 @@ def test_sweep_cases_cover_the_grid():
     assert any(c.fgc > 1 for c in cases) and any(c.bgc > 1 for c in cases)
     assert any(lo < 0 or hi < 0 for c in cases for lo, hi in c.padding)
     assert math.prod(len(x) for x in (strides, kernels)) == 28
+
+
+# --------------------------------------------------------------------------- driver internals
+
+_NESTED_CONVS = """\
+!t = tensor<1x4x4x1xf32>
+!k = tensor<1x1x1x1xf32>
+func.func @a(%x: !t, %w: !k) -> !t {
+  %c1 = CONV(%x, %w)
+  %i0 = stablehlo.constant dense<0> : tensor<i32>
+  %r:2 = stablehlo.while(%it = %i0, %acc = %c1) : tensor<i32>, !t
+    cond {
+      %lim = stablehlo.constant dense<1> : tensor<i32>
+      %p = stablehlo.compare LT, %it, %lim : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %p : tensor<i1>
+    } do {
+      %c2 = CONV(%acc, %w)
+      %sel = "stablehlo.case"(%it) ({
+        %c3 = CONV(%c2, %w)
+        stablehlo.return %c3 : !t
+      }, {
+        stablehlo.return %c2 : !t
+      }) : (tensor<i32>) -> !t
+      %c4 = CONV(%sel, %w)
+      %one = stablehlo.constant dense<1> : tensor<i32>
+      %n = stablehlo.add %it, %one : tensor<i32>
+      stablehlo.return %n, %c4 : tensor<i32>, !t
+    }
+  %c5 = CONV(%r#1, %w)
+  return %c5 : !t
+}
+func.func private @none(%x: !t) -> !t {
+  return %x : !t
+}
+func.func private @b(%x: !t, %w: !k) -> !t {
+  %c6 = CONV(%x, %w)
+  cf.br ^bb1(%c6 : !t)
+^bb1(%y: !t):
+  %c7 = CONV(%y, %w)
+  return %c7 : !t
+}
+""".replace(
+    "CONV(", "stablehlo.convolution(",
+).replace(
+    ", %w)\n", ", %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {} "
+    "{batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (!t, !k) -> !t\n",
+)
+
+
+def test_convolutions_listed_in_preorder():
+    """The name-dispatched walk (post-order) lists the convs of every function, through
+    nested regions and blocks, in the seed's pre-order: no conv holds another."""
+    from jaxlib.mlir import ir
+
+    from penguin_opt.dialect import STABLEHLO
+    from penguin_opt.passes.canonicalize_conv import convolutions, functions
+
+    module = api.load(_NESTED_CONVS)
+    with module.context:
+        got = convolutions(functions(module), STABLEHLO)
+        want = []
+
+        def visit(op):
+            if op.name == "stablehlo.convolution":
+                want.append(op)
+            return ir.WalkResult.ADVANCE
+
+        for func in functions(module):
+            func.walk(visit, ir.WalkOrder.PRE_ORDER)
+        assert len(want) == 7
+        assert [hash(op) for op in got] == [hash(op) for op in want]
+        assert [str(op.location) for op in got] == [str(op.location) for op in want]
+
+
+def _rewrite_rereading_geometry(text: str, dialect: str) -> str:
+    """The pass as the seed drives it, each rewrite reading its conv's geometry from the
+    IR (no geometry handed on), for comparison with the pass's own run."""
+    from jaxlib.mlir import ir
+
+    from penguin_opt.dialect import MHLO, STABLEHLO
+    from penguin_opt.passes import canonicalize_conv as cc
+    from penguin_opt.passes.base import RunState
+    from penguin_opt.passes.sweep import Sweep
+
+    d = STABLEHLO if dialect == "stablehlo" else MHLO
+    cls = cc.StablehloCanonicalizeConv if dialect == "stablehlo" else cc.CanonicalizeConv
+    gate = cls(canonicalize_small_extents=True).gate()
+    module = api.load(text)
+    conv_geometry, convolutions, functions = cc.conv_geometry, cc.convolutions, cc.functions
+    ExplicitlyPad, ExplicitlyStride = cc.ExplicitlyPad, cc.ExplicitlyStride  # noqa: N806
+    with module.context, ir.Location.unknown(module.context):
+        sweep = Sweep(d, "x", RunState(), {})
+        eligible = [c for c in convolutions(functions(module), d) if gate.reject(c, d) is None]
+        for conv in eligible:
+            for rewrite in (ExplicitlyPad(), ExplicitlyStride()):
+                before = conv
+                conv, reason, g = rewrite.rewrite(conv, sweep)
+                if reason is None and isinstance(rewrite, ExplicitlyPad):
+                    # the geometry handed on is the one the new conv reads
+                    assert g == conv_geometry(conv, d)
+                elif reason is not None:
+                    assert conv is before
+    return api.to_text(module)
+
+
+@pytest.mark.parametrize("dialect", ["stablehlo", "mhlo"])
+def test_geometry_handed_on_equals_geometry_read(dialect):
+    """Reading each conv's geometry once (the gate) and deriving the padded conv's gives
+    the very output of rewrites that each read the geometry from the IR."""
+    cases = CI_CASES + _sweep_cases(150, seed=3)
+    for c in cases:
+        text = module_text(c, dialect)
+        name = "stablehlo-canonicalize-conv" if dialect == "stablehlo" else "canonicalize-conv"
+        after, _ = canonicalize(text, f"{name}{{canonicalize-small-extents=true}}")
+        assert _rewrite_rereading_geometry(text, dialect) == after, c.label

@@ -540,3 +540,176 @@ def test_f32_to_bf16_speed() -> None:
     base = best(lambda: x.astype(ml_dtypes.bfloat16))
     ours = best(lambda: convert_array(x, "f32", "bf16"))
     assert ours <= 3 * base + 1e-3, (ours, base)
+
+
+# --------------------------------------------------------------------------------------
+# Fast paths (numpy's own casts) against the exact general path, bit for bit.
+# --------------------------------------------------------------------------------------
+
+from penguin_opt import convert_math as _cm  # noqa: E402
+
+FAST_PAIRS = sorted(_cm._FAST_PATHS)
+INT_RANGES = {key: (int(np.iinfo(DTYPES[key]).min), int(np.iinfo(DTYPES[key]).max))
+              for key in ("i8", "i16", "i32", "i64", "ui8", "ui16", "ui32", "ui64")}
+
+
+def _fast_or_skip(src: str, dst: str):
+    if not _cm._fast_path_exact(src, dst):
+        pytest.skip(f"{src} -> {dst}: numpy's cast is not exact on this machine (not used)")
+    return _cm._FAST_PATHS[src, dst]
+
+
+def _float_edges(key: str) -> np.ndarray:
+    """binary32/64 inputs where a float -> integer or a narrowing cast can go wrong: NaNs
+    (quiet, signalling, with payloads, negative), infinities, zeros, subnormals, the
+    extremes, every integer type's limits with the values half a unit and one ulp around
+    them, rounding ties, and huge values."""
+    dtype = DTYPES[key]
+    info = np.finfo(dtype)
+    utype = np.dtype(f"u{dtype.itemsize}")
+    bits, mant = dtype.itemsize * 8, info.nmant
+    expo = ((1 << (bits - 1)) - 1) ^ ((1 << mant) - 1)
+    sign = 1 << (bits - 1)
+    nan_bits = [expo | (1 << (mant - 1)), expo | 1, expo | ((1 << mant) - 1),
+                expo | (1 << (mant - 2)), sign | expo | 1, sign | expo | (1 << (mant - 1)),
+                sign | expo | ((1 << mant) - 1)]
+    nans = np.array(nan_bits, dtype=np.uint64).astype(utype).view(dtype)
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, info.max, -info.max, info.tiny,
+                         -info.tiny, info.smallest_subnormal, -info.smallest_subnormal,
+                         info.tiny / 3, -info.tiny / 3, 1e30, -1e30, 3e38, -3e38], dtype)
+    if dtype == np.float64:
+        specials = np.concatenate([specials, np.array([1e300, -1e300, 2.0**70, -(2.0**70)])])
+    near = []
+    for lo, hi in INT_RANGES.values():
+        for b in (lo, hi, lo - 1, hi + 1, lo + 1, hi - 1):
+            c = np.array([b - 0.5, b, b + 0.5], np.float64).astype(dtype)
+            near += [c, np.nextafter(c, dtype.type(np.inf)), np.nextafter(c, dtype.type(-np.inf))]
+    ties = np.arange(-40, 41, dtype=np.float64) + 0.5  # 0.5, 1.5, ...: truncation, not RNE
+    small = np.array([0.99, -0.99, 0.01, -0.01, 1 - 2.0**-24, -(1 - 2.0**-24)], dtype)
+    return np.concatenate([nans, specials, *near, ties.astype(dtype), small])
+
+
+def _int_edges(key: str) -> np.ndarray:
+    """Integer limits, powers of two and their neighbours, and the rounding midpoints of
+    bf16/f16/f32/f64 (with a sticky bit below binary64's precision, where a cast through
+    binary64 would round twice), with their neighbours."""
+    lo, hi = INT_RANGES[key]
+    width = DTYPES[key].itemsize * 8
+    vals = {lo, hi, lo + 1, hi - 1, 0, 1, -1}
+    for k in range(width + 1):
+        vals.update(s * (1 << k) + d for d in (-3, -1, 0, 1, 3) for s in (1, -1))
+        for p in (8, 11, 24, 53):
+            if k - p - 1 >= 0:
+                half = 1 << (k - p - 1)
+                for m in ((1 << k) + half, (1 << k) + 3 * half, (1 << k) + half + 1,
+                          (1 << k) + 3 * half - 1, (1 << k) + 2 * half):
+                    vals.update(s * m + d for d in (-1, 0, 1) for s in (1, -1))
+    return np.array(sorted(v for v in vals if lo <= v <= hi), dtype=object).astype(DTYPES[key])
+
+
+def _edges(key: str) -> np.ndarray:
+    if key in ("f32", "f64"):
+        return _float_edges(key)
+    if key in INT_RANGES and DTYPES[key].itemsize >= 4:
+        return _int_edges(key)
+    return all_patterns(key)  # 16 bits or fewer: every value
+
+
+def _random_bits(key: str, rng: np.random.Generator, n: int) -> np.ndarray:
+    dtype = DTYPES[key]
+    raw = rng.integers(0, 1 << 63, n, dtype=np.uint64) << np.uint64(1)
+    raw |= rng.integers(0, 2, n, dtype=np.uint64)
+    return (raw >> np.uint64(64 - dtype.itemsize * 8)).astype(f"u{dtype.itemsize}").view(dtype)
+
+
+def _check_fast(src: str, dst: str, values: np.ndarray) -> None:
+    """The fast path (and convert_array) give the exact path's bits on ``values``."""
+    fast = _fast_or_skip(src, dst)
+    values = np.ascontiguousarray(values, dtype=DTYPES[src]).reshape(-1)
+    with np.errstate(all="ignore"):
+        want = _cm._exact_convert(values, src, dst)
+        got = fast(values, src, dst)
+        if got is None:  # float -> 64-bit integer out of range: the exact path's job
+            got = _cm._exact_convert(values, src, dst)
+    assert_same_bits(values, src, dst, want, got)
+    assert_same_bits(values, src, dst, want, convert_array(values, src, dst))
+
+
+@pytest.mark.skipif(__import__("platform").machine() not in ("x86_64", "AMD64"),
+                    reason="which numpy casts are exact is checked per machine")
+def test_fast_paths_in_use() -> None:
+    """On x86-64, every fast path passes its probe (so the tests below test used code)."""
+    assert [p for p in FAST_PAIRS if not _cm._fast_path_exact(*p)] == []
+
+
+@pytest.mark.parametrize(("src", "dst"), FAST_PAIRS, ids=[f"{s}->{d}" for s, d in FAST_PAIRS])
+def test_fast_path_matches_exact_path(src: str, dst: str) -> None:
+    """Edge values (every pattern of 16-bit sources), alone, as in-range-only arrays (the
+    float -> integer cast without clipping), reversed, and mixed into random bits."""
+    edges = _edges(src)
+    _check_fast(src, dst, edges)
+    _check_fast(src, dst, edges[::-1])
+    rng = np.random.default_rng(_seed(src + dst, False))
+    random = _random_bits(src, rng, 20000)
+    _check_fast(src, dst, random)
+    mixed = np.concatenate([random, edges])
+    _check_fast(src, dst, mixed[rng.permutation(mixed.size)])
+    if src in ("f32", "f64") and dst in INT_RANGES:
+        lo, hi = INT_RANGES[dst]
+        with np.errstate(all="ignore"):
+            fits = edges[(edges >= lo) & (edges < hi + 1)]
+            normal = rng.standard_normal(5000) * rng.choice([1.0, 100.0, 1e4, 1e9], 5000)
+            normal = normal.astype(DTYPES[src])
+        _check_fast(src, dst, fits)
+        _check_fast(src, dst, normal[(normal >= lo) & (normal < hi + 1)])
+        _check_fast(src, dst, normal)
+        for one in edges:  # each edge value alone: the range check sees only it
+            _check_fast(src, dst, np.array([one]))
+
+
+@st.composite
+def _fast_case(draw: Callable) -> tuple[str, str, np.ndarray]:
+    src, dst = draw(st.sampled_from(FAST_PAIRS))
+    dtype = DTYPES[src]
+    size = draw(st.integers(0, 64))
+    edges = _edges(src)
+    picks = draw(st.lists(st.integers(0, edges.size - 1), min_size=size, max_size=size))
+    parts = [edges[np.array(picks, dtype=np.intp)]]
+    width = dtype.itemsize * 8
+    raw = draw(st.lists(st.integers(0, (1 << width) - 1), max_size=size))
+    parts.append(np.array(raw, dtype=np.uint64).astype(f"u{dtype.itemsize}").view(dtype))
+    if src in ("f32", "f64"):
+        floats = draw(st.lists(st.floats(width=width), max_size=size))
+        parts.append(np.array(floats, dtype=dtype))
+    elif src in INT_RANGES:
+        lo, hi = INT_RANGES[src]
+        ints = draw(st.lists(st.integers(lo, hi), max_size=size))
+        parts.append(np.array(ints, dtype=object).astype(dtype))
+    values = np.concatenate(parts)
+    order = draw(st.permutations(range(values.size)))
+    return src, dst, values[np.array(order, dtype=np.intp)]
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
+@given(case=_fast_case())
+def test_fast_path_property(case: tuple[str, str, np.ndarray]) -> None:
+    src, dst, values = case
+    _check_fast(src, dst, values)
+
+
+def test_probe_rejects_inexact_casts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fast path numpy does not do exactly is caught by its probe and not used: integers
+    wider than f32's precision to bf16 (ml_dtypes rounds twice, through f32), a plain
+    float -> integer cast (NaN, saturation) and plain float -> bf16 (NaN encodings)."""
+    wrong = {("i32", "bf16"): _cm._cast, ("i64", "bf16"): _cm._cast,
+             ("f32", "i32"): _cm._cast, ("f64", "ui8"): _cm._cast,
+             ("f32", "bf16"): _cm._cast, ("bf16", "f32"): _cm._cast}
+    monkeypatch.setattr(_cm, "_FAST_PATHS", {**_cm._FAST_PATHS, **wrong})
+    _cm._fast_path_exact.cache_clear()
+    try:
+        for pair in wrong:
+            assert not _cm._fast_path_exact(*pair), pair
+        x = np.array([np.nan, 3e9, -1.5], np.float32)
+        assert convert_array(x, "f32", "i32").tolist() == [0, 2**31 - 1, -1]
+    finally:
+        _cm._fast_path_exact.cache_clear()

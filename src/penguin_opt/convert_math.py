@@ -62,11 +62,19 @@ the FPU/ml_dtypes where those round once (f32 -> bf16/f16, f64 -> f32), and othe
 round to odd into an intermediate type with at least two spare significand bits
 (f64 -> f32, f32 -> bf16), which makes the final round-to-nearest-even exact. No Python
 loop runs per element.
+
+Fast paths (``_FAST_PATHS``): where numpy's or ml_dtypes' own cast already is ``convert``
+(integer -> f32/f64, integers of at most 16 bits -> bf16, integer -> integer, in-range
+float -> integer, f32 -> bf16/f16 and bf16 -> f32/f64 but for NaNs), the cast is done in
+one pass, with a reduction or two to find what it would not do exactly (NaNs, values out
+of an integer's range), which goes the exact way above. Each fast path is used only after
+matching that exact way bit for bit on its pair's edge cases, once per process.
 """
 
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -481,6 +489,203 @@ def _lookup_table(src_key: str, dst_key: str) -> np.ndarray:
     return table
 
 
+def _exact_convert(flat: np.ndarray, src_key: str, dst_key: str) -> np.ndarray:
+    """The general path: flat ``src_key`` values -> ``dst_key`` (the fast paths' oracle)."""
+    if _key_bits(src_key) <= _LUT_MAX_BITS:
+        return _lookup_table(src_key, dst_key)[_pattern_index(flat, src_key)]
+    widened, tag = _widen(flat, src_key)
+    return np.asarray(_convert_widened(widened, tag, dst_key), dtype=DTYPES[dst_key])
+
+
+# --------------------------------------------------------------------------------------
+# Fast paths: numpy's (or ml_dtypes') own cast where it already is ``convert``.
+# --------------------------------------------------------------------------------------
+#
+# Each fast path is one cast, plus cheap checks that send what the cast does not do
+# exactly (NaN encodings, out-of-range float -> int) the exact way. Which casts are exact
+# depends on numpy's and ml_dtypes' loops on this machine (an integer -> float cast done
+# through a wider float would round twice), so a fast path is used only after it has
+# matched ``_exact_convert`` bit for bit on a probe of that pair's edge cases: every bit
+# pattern of a 16-bit or narrower source; for wider ones the integer rounding midpoints
+# (with sticky bits below the binary64 precision), limits and float specials.
+
+
+def _cast(x: np.ndarray, src_key: str, dst_key: str) -> np.ndarray:
+    """The plain cast: exact where integer -> float rounds once to nearest even (or is
+    exact) and integer -> integer wraps in two's complement."""
+    return x.astype(DTYPES[dst_key])
+
+
+def _has_nan(x: np.ndarray) -> bool:
+    """Whether a float array holds a NaN: one reduction (max propagates NaNs), no mask."""
+    return x.size > 0 and math.isnan(x.max())
+
+
+def _f32_to_half(x: np.ndarray, src_key: str, dst_key: str) -> np.ndarray:
+    """binary32 -> bf16/f16: ml_dtypes and numpy round once (to nearest even) but make
+    NaNs their own way; those are redone exactly (``_f32_to_narrow`` with one reduction
+    instead of a NaN mask when there is none)."""
+    out = x.astype(DTYPES[dst_key])
+    if _has_nan(x):
+        idx = np.flatnonzero(np.isnan(x))
+        out[idx] = _exact_convert(x[idx], src_key, dst_key)
+    return out
+
+
+def _half_to_wide(x: np.ndarray, src_key: str, dst_key: str) -> np.ndarray:
+    """bf16 -> f32/f64: exact widening, but ml_dtypes does not quiet a signalling NaN;
+    NaNs are redone exactly."""
+    out = x.astype(DTYPES[dst_key])
+    if _has_nan(out):
+        idx = np.flatnonzero(np.isnan(out))
+        out[idx] = _exact_convert(x[idx], src_key, dst_key)
+    return out
+
+
+def _float_to_int_fast(x: np.ndarray, src_key: str, dst_key: str) -> np.ndarray | None:
+    """binary32/64 -> integer: truncation toward zero, saturation, NaN -> 0.
+
+    All values in [lo, hi + 1) (NaN is not): the cast truncates, exactly. Otherwise the
+    values are clipped to [lo, hi] in a float type holding both bounds exactly (NaN stays
+    NaN, then becomes 0) and cast. None (the exact path) for 64-bit destinations then.
+    """
+    dtype = DTYPES[dst_key]
+    lo, hi = _INT_RANGE[dst_key]
+    # lo and hi + 1 are 0 or powers of two: exact as floats, so the comparisons are too
+    if x.size == 0 or (x.min() >= float(lo) and x.max() < float(hi + 1)):
+        return x.astype(dtype)
+    ftype = x.dtype.type
+    if hi.bit_length() <= np.finfo(x.dtype).nmant + 1:
+        t = np.clip(x, ftype(lo), ftype(hi))
+    elif hi.bit_length() <= 53:
+        t = x.astype(np.float64)
+        np.clip(t, np.float64(lo), np.float64(hi), out=t)
+    else:
+        return None
+    nan = np.isnan(t)
+    if nan.any():
+        t[nan] = 0
+    return t.astype(dtype)
+
+
+_INT_KEYS = ("i8", "i16", "i32", "i64", "ui8", "ui16", "ui32", "ui64")
+_INT_RANGE = {
+    key: ((-(1 << (_int_bits(key) - 1)), (1 << (_int_bits(key) - 1)) - 1) if _is_signed_key(key)
+          else (0, (1 << _int_bits(key)) - 1))
+    for key in _INT_KEYS
+}
+
+
+def _fast_paths() -> dict[tuple[str, str], object]:
+    """The pairs with a fast path. Not f16 but from f32: numpy's float16 casts are slower
+    than the lookup tables of the 16-bit sources; not integers wider than 16 bits to bf16:
+    ml_dtypes goes through f32 and rounds twice."""
+    paths: dict[tuple[str, str], object] = {}
+    for src in _INT_KEYS:
+        for dst in _INT_KEYS:
+            if src != dst:
+                paths[src, dst] = _cast
+        for dst in ("f64", "f32"):
+            paths[src, dst] = _cast
+        if _int_bits(src) <= 16:  # exact in f32, so ml_dtypes rounds once
+            paths[src, "bf16"] = _cast
+    for src in ("f32", "f64"):
+        for dst in _INT_KEYS:
+            paths[src, dst] = _float_to_int_fast
+    for dst in ("bf16", "f16"):
+        paths["f32", dst] = _f32_to_half
+    for dst in ("f32", "f64"):
+        paths["bf16", dst] = _half_to_wide
+    return paths
+
+
+_FAST_PATHS = _fast_paths()
+
+
+def _probe_values(src_key: str) -> list[np.ndarray]:
+    """Edge-case inputs of a source type, each array run through a fast path on its own."""
+    dtype = DTYPES[src_key]
+    if _key_bits(src_key) <= 16:
+        every = _all_patterns(src_key)
+        return [every, every[1:], every[::-1].copy()]
+    if src_key in _INT_RANGE:
+        lo, hi = _INT_RANGE[src_key]
+        width = _int_bits(src_key)
+        vals = {lo, hi, lo + 1, hi - 1, 0, 1, -1, 2, 3}
+        for k in range(width + 1):
+            vals.update(s * (1 << k) + d for d in (-2, -1, 0, 1, 2) for s in (1, -1))
+            for p in (8, 11, 24, 53):  # rounding midpoints of bf16, f16, f32, f64
+                if k - p - 1 >= 0:
+                    for m in ((1 << k) + (1 << (k - p)), (1 << k) + 3 * (1 << (k - p)),
+                              (1 << k) + (1 << (k - p - 1)) + 1):
+                        vals.update(s * m + d for d in (-2, -1, 0, 1, 2) for s in (1, -1))
+        ints = np.array(sorted(v for v in vals if lo <= v <= hi), dtype=object).astype(dtype)
+        return [ints, ints[1:], ints[::-1].copy()]
+    # binary32/64: specials, NaN payloads, and every integer limit with its neighbours
+    info = np.finfo(dtype)
+    utype = np.dtype(f"u{dtype.itemsize}")
+    bits = dtype.itemsize * 8
+    mant = info.nmant
+    quiet = 1 << (mant - 1)
+    exp = ((1 << (bits - 1)) - 1) ^ ((1 << mant) - 1)
+    sign = 1 << (bits - 1)
+    nans = [exp | quiet, exp | 1, exp | (quiet - 1), sign | exp | quiet, sign | exp | 1]
+    specials = np.concatenate([
+        np.array([0.0, -0.0, np.inf, -np.inf, info.max, -info.max, info.tiny, -info.tiny,
+                  info.smallest_subnormal, -info.smallest_subnormal, 0.5, -0.5, 0.99, -0.99,
+                  1.0, -1.0, 1.5, -1.5, 2.5, -2.5], dtype),
+        np.array(nans, dtype=np.uint64).astype(utype).view(dtype),
+    ])
+    edges = []
+    for key in _INT_KEYS:
+        for bound in _INT_RANGE[key]:
+            for b in (bound, bound + 1):
+                c = np.array([b - 1, b - 0.5, b, b + 0.5], dtype=np.float64).astype(dtype)
+                edges += [c, np.nextafter(c, dtype.type(np.inf)),
+                          np.nextafter(c, dtype.type(-np.inf))]
+    edges = np.concatenate(edges)
+    full = np.concatenate([specials, edges])
+    in_range = edges[np.isfinite(edges) & (np.abs(edges) < 1)]
+    return [full, full[::-1].copy(), in_range, specials[:8]]
+
+
+def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    if a.dtype != b.dtype or a.shape != b.shape:
+        return False
+    if a.dtype == np.bool_:
+        return bool(np.array_equal(a, b))
+    u = f"u{a.dtype.itemsize}"
+    return bool(np.array_equal(np.ascontiguousarray(a).view(u), np.ascontiguousarray(b).view(u)))
+
+
+@functools.cache
+def _fast_path_exact(src_key: str, dst_key: str) -> bool:
+    """Whether the pair's fast path matches ``_exact_convert`` on the pair's probe."""
+    fast = _FAST_PATHS[src_key, dst_key]
+    with np.errstate(all="ignore"):
+        for probe in _probe_values(src_key):
+            got = fast(probe, src_key, dst_key)
+            if got is not None and not _same_bits(got, _exact_convert(probe, src_key, dst_key)):
+                return False
+        # the float -> int range fast path: every probe value that fits, at once
+        if fast is _float_to_int_fast:
+            full = _probe_values(src_key)[0]
+            lo, hi = _INT_RANGE[dst_key]
+            fits = full[(full >= lo) & (full < hi + 1)]
+            got = fast(fits, src_key, dst_key)
+            if not _same_bits(got, _exact_convert(fits, src_key, dst_key)):
+                return False
+    return True
+
+
+def _fast_convert(flat: np.ndarray, src_key: str, dst_key: str) -> np.ndarray | None:
+    """The pair's fast path on flat values, or None (no fast path, or not for these)."""
+    fast = _FAST_PATHS.get((src_key, dst_key))
+    if fast is None or not _fast_path_exact(src_key, dst_key):
+        return None
+    return fast(flat, src_key, dst_key)
+
+
 def convert_array(values: np.ndarray, src_key: str, dst_key: str) -> np.ndarray:
     """``stablehlo.convert`` of ``values`` (dtype ``DTYPES[src_key]``) to ``dst_key``.
 
@@ -497,9 +702,7 @@ def convert_array(values: np.ndarray, src_key: str, dst_key: str) -> np.ndarray:
         return arr.copy()
     flat = np.ascontiguousarray(arr).reshape(-1)
     with np.errstate(all="ignore"):  # NaN/inf/overflow are handled explicitly
-        if _key_bits(src_key) <= _LUT_MAX_BITS:
-            out = _lookup_table(src_key, dst_key)[_pattern_index(flat, src_key)]
-        else:
-            widened, tag = _widen(flat, src_key)
-            out = np.asarray(_convert_widened(widened, tag, dst_key), dtype=DTYPES[dst_key])
+        out = _fast_convert(flat, src_key, dst_key)
+        if out is None:
+            out = _exact_convert(flat, src_key, dst_key)
     return out.reshape(arr.shape)

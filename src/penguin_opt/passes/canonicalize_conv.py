@@ -10,8 +10,9 @@ sees zero-padding, unit-stride convolutions::
 The driver is the seed's two-phase one: a pre-order walk of every ``func.func`` (through
 nested regions) collects the convolutions that pass the :class:`ConvGate`
 (``canCanonicalize``), then each collected conv is rewritten, :class:`ExplicitlyPad` first,
-:class:`ExplicitlyStride` second. The only ops built are the seed's vocabulary: pad, slice,
-add, constant and convolution. Dimension numbers, feature/batch group counts,
+:class:`ExplicitlyStride` second (each conv's :class:`ConvGeometry` is read once, for the
+gate; the padded conv's is derived from it). The only ops built are the seed's vocabulary:
+pad, slice, add, constant and convolution. Dimension numbers, feature/batch group counts,
 precision_config (and every other attribute not named below) are copied verbatim onto each
 rebuilt conv; there is no transpose and no layout change.
 
@@ -23,6 +24,7 @@ polyphase partial convs (the seed's single strided slice is kept for extent-1 ke
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import logging
 import math
@@ -37,7 +39,7 @@ from ..dialect import MHLO, STABLEHLO, Dialect, i64_matrix
 from ..elements import UnsupportedElementType, dtype_of, make_elements
 from ..ir_util import attrs_of, defining_op_of, i64_values, static_shape
 from .base import ModulePass, RunState, op_error, option
-from .sweep import Sweep
+from .sweep import Sweep, collect
 
 log = logging.getLogger(__name__)
 
@@ -88,36 +90,117 @@ class ConvGeometry:
         return tuple(self.result_shape[d] for d in self.output_spatial)
 
 
-def _window_list(op: ir.Operation, name: str, n: int, default: int) -> tuple[int, ...]:
-    if name not in op.attributes:
+class _Memo:
+    """What a pass run reads off types and attributes, memoized per type or attribute.
+
+    MLIR uniques types and attributes in their context (which outlives the run), so equal
+    keys are the same type or attribute and the value read once is the value read again.
+    Reading a shape or an integer list through the bindings costs microseconds; a dict
+    lookup a fraction of one.
+    """
+
+    def __init__(self) -> None:
+        self._shapes: dict[ir.Type, tuple[int, ...] | None] = {}
+        self._elements: dict[ir.Type, ir.Type] = {}
+        self._ints: dict[ir.Attribute, tuple[int, ...]] = {}
+        self._pairs: dict[ir.Attribute, tuple[tuple[int, int], ...]] = {}
+        self._dims: dict[ir.Attribute, tuple[tuple[int, ...], ...]] = {}
+        self._sums: dict[tuple[ir.Type, ...], str | None] = {}
+
+    def shape(self, t: ir.Type) -> tuple[int, ...] | None:
+        """``static_shape(t)``."""
+        try:
+            return self._shapes[t]
+        except KeyError:
+            shape = self._shapes[t] = static_shape(t)
+            return shape
+
+    def element(self, t: ir.Type) -> ir.Type:
+        """The element type of a ranked tensor type."""
+        try:
+            return self._elements[t]
+        except KeyError:
+            element = self._elements[t] = ir.RankedTensorType(t).element_type
+            return element
+
+    def ints(self, attr: ir.Attribute) -> tuple[int, ...]:
+        """``i64_values(attr)`` as a tuple."""
+        try:
+            return self._ints[attr]
+        except KeyError:
+            values = self._ints[attr] = tuple(i64_values(attr))
+            return values
+
+    def pairs(self, attr: ir.Attribute) -> tuple[tuple[int, int], ...]:
+        """An Nx2 integer elements attribute (padding) as N (low, high) pairs."""
+        try:
+            return self._pairs[attr]
+        except KeyError:
+            values = self._pairs[attr] = tuple(zip(*[iter(i64_values(attr))] * 2, strict=True))
+            return values
+
+    def spatial_dims(self, attr: ir.Attribute, dialect: Dialect) -> tuple[tuple[int, ...], ...]:
+        """(input, kernel, output) spatial dimensions of conv dimension numbers."""
+        try:
+            return self._dims[attr]
+        except KeyError:
+            dn = _DIMENSION_NUMBERS[dialect.prefix](attr)
+            dims = self._dims[attr] = (
+                tuple(dn.input_spatial_dimensions),
+                tuple(dn.kernel_spatial_dimensions),
+                tuple(dn.output_spatial_dimensions),
+            )
+            return dims
+
+    def inexact_sum(self, conv: ir.Operation) -> str | None:
+        """``_inexact_sum(conv)``."""
+        key = (conv.results[0].type, *(v.type for v in conv.operands))
+        try:
+            return self._sums[key]
+        except KeyError:
+            reason = self._sums[key] = _inexact_sum(conv)
+            return reason
+
+
+def _window_list(
+    attributes, name: str, n: int, default: int, memo: _Memo
+) -> tuple[int, ...]:
+    if name not in attributes:
         return (default,) * n
-    return tuple(i64_values(op.attributes[name]))
+    return memo.ints(attributes[name])
 
 
-def conv_geometry(op: ir.Operation, dialect: Dialect) -> ConvGeometry | None:
-    """The geometry of a conv with static operand and result shapes, else None."""
-    shapes = [static_shape(v.type) for v in (op.operands[0], op.operands[1], op.results[0])]
+def conv_geometry(
+    op: ir.Operation, dialect: Dialect, memo: _Memo | None = None
+) -> ConvGeometry | None:
+    """The geometry of a conv with static operand and result shapes, else None.
+
+    ``memo``: the pass run's memoized reads (a fresh one if None).
+    """
+    if memo is None:
+        memo = _Memo()
+    operands = op.operands
+    shapes = [memo.shape(v.type) for v in (operands[0], operands[1], op.results[0])]
     if any(s is None for s in shapes):
         return None
-    dn = _DIMENSION_NUMBERS[dialect.prefix](op.attributes["dimension_numbers"])
-    n = len(dn.input_spatial_dimensions)
-    padding = (
-        tuple(zip(*[iter(i64_values(op.attributes["padding"]))] * 2, strict=True))
-        if "padding" in op.attributes
-        else ((0, 0),) * n
+    attributes = op.attributes
+    input_spatial, kernel_spatial, output_spatial = memo.spatial_dims(
+        attributes["dimension_numbers"], dialect
     )
+    n = len(input_spatial)
+    padding = memo.pairs(attributes["padding"]) if "padding" in attributes else ((0, 0),) * n
     return ConvGeometry(
         lhs_shape=shapes[0],
         rhs_shape=shapes[1],
         result_shape=shapes[2],
-        input_spatial=tuple(dn.input_spatial_dimensions),
-        kernel_spatial=tuple(dn.kernel_spatial_dimensions),
-        output_spatial=tuple(dn.output_spatial_dimensions),
-        strides=_window_list(op, "window_strides", n, 1),
+        input_spatial=input_spatial,
+        kernel_spatial=kernel_spatial,
+        output_spatial=output_spatial,
+        strides=_window_list(attributes, "window_strides", n, 1, memo),
         padding=padding,
-        lhs_dilation=_window_list(op, "lhs_dilation", n, 1),
-        rhs_dilation=_window_list(op, "rhs_dilation", n, 1),
-        reversal=tuple(bool(v) for v in _window_list(op, "window_reversal", n, 0)),
+        lhs_dilation=_window_list(attributes, "lhs_dilation", n, 1, memo),
+        rhs_dilation=_window_list(attributes, "rhs_dilation", n, 1, memo),
+        reversal=tuple(bool(v) for v in _window_list(attributes, "window_reversal", n, 0, memo)),
     )
 
 
@@ -142,16 +225,25 @@ class ConvGate:
     small_extents: bool = DEFAULT_CANONICALIZE_SMALL_EXTENTS
     max_stride_or_pad: int = DEFAULT_MAX_STRIDE_OR_PADDING
 
-    def reject(self, op: ir.Operation, dialect: Dialect) -> str | None:
-        """None if the conv is eligible, else the skip reason."""
-        ranks = (_rank(op.operands[0]), _rank(op.operands[1]))
-        if None in ranks:
-            return "dynamic-shape"
-        if ranks != (4, 4):
-            return "rank-not-4"
-        g = conv_geometry(op, dialect)
+    def reject(
+        self, op: ir.Operation, dialect: Dialect, g: ConvGeometry | None = None
+    ) -> str | None:
+        """None if the conv is eligible, else the skip reason.
+
+        ``g`` is ``conv_geometry(op, dialect)`` when the caller has it already (read here
+        otherwise).
+        """
         if g is None:
-            return "dynamic-shape"
+            ranks = (_rank(op.operands[0]), _rank(op.operands[1]))
+            if None in ranks:
+                return "dynamic-shape"
+            if ranks != (4, 4):
+                return "rank-not-4"
+            g = conv_geometry(op, dialect)
+            if g is None:
+                return "dynamic-shape"
+        elif (len(g.lhs_shape), len(g.rhs_shape)) != (4, 4):
+            return "rank-not-4"
         if len(g.input_spatial) != 2:
             return "rank-not-4"
         for extent in g.input_extents:
@@ -167,36 +259,78 @@ class ConvGate:
         return None
 
 
-def _rebuild_conv(
-    sweep: Sweep, conv: ir.Operation, lhs: ir.Value, rhs: ir.Value, result: ir.Type,
-    **window: ir.Attribute,
-) -> ir.Operation:
-    """A copy of ``conv`` on new operands: every attribute verbatim except ``window``."""
-    attributes = attrs_of(conv)
-    attributes.update(window)
-    return sweep.create("convolution", [result], [lhs, rhs], attributes, before=conv)
+class _Builder(_Memo):
+    """Creates ops for one pass run, right before one conv at a time.
 
+    What ``Sweep.create`` does (the op at the conv's location, inserted before it), with
+    one insertion point and location per conv instead of one per op, and the integer-list
+    attributes and tensor types it builds memoized: MLIR uniques both, so a cached object
+    is the very attribute or type a new ``get`` would return. Only convolutions are
+    registered with the sweep (the one kind of op a later rewrite replaces); the sweep has
+    no worklists, so registering the rest would change nothing.
+    """
 
-def _tensor(shape, element_type: ir.Type) -> ir.Type:
-    return ir.RankedTensorType.get(list(shape), element_type)
+    def __init__(self, sweep: Sweep):
+        super().__init__()
+        self.sweep = sweep
+        self.dialect = sweep.dialect
+        self._names: dict[str, str] = {}
+        self._lists: dict[tuple[int, ...], ir.Attribute] = {}
+        self._types: dict[tuple, ir.Type] = {}
+        self._zeros: dict[ir.Type, ir.Attribute] = {}
+        self._ip: ir.InsertionPoint | None = None
+        self._loc: ir.Location | None = None
 
+    def before(self, op: ir.Operation) -> None:
+        """Insert the next ops right before ``op``, at its location."""
+        self._ip = ir.InsertionPoint(op)
+        self._loc = op.location
 
-def _slice(sweep: Sweep, value: ir.Value, starts, limits, strides, *, before) -> ir.Value:
-    """``slice(value)``, or ``value`` itself when the slice is the identity."""
-    shape = static_shape(value.type)
-    bounds = zip(starts, limits, strides, shape, strict=True)
-    if all((s, lim, st) == (0, n, 1) for s, lim, st, n in bounds):
-        return value
-    out = [-(-(lim - s) // st) for s, lim, st in zip(starts, limits, strides, strict=True)]
-    element = ir.RankedTensorType(value.type).element_type
-    d = sweep.dialect
-    op = sweep.create(
-        "slice", [_tensor(out, element)], [value],
-        {"start_indices": d.i64_list(starts), "limit_indices": d.i64_list(limits),
-         "strides": d.i64_list(strides)},
-        before=before,
-    )
-    return op.result
+    def create(self, mnemonic: str, results, operands, attributes) -> ir.Operation:
+        name = self._names.get(mnemonic)
+        if name is None:
+            name = self._names[mnemonic] = self.dialect.op(mnemonic)
+        op = ir.Operation.create(
+            name, results=results, operands=operands, attributes=attributes, regions=0,
+            loc=self._loc, ip=self._ip,
+        )
+        return self.sweep.created(op) if mnemonic == "convolution" else op
+
+    def i64_list(self, values) -> ir.Attribute:
+        key = tuple(values)
+        attr = self._lists.get(key)
+        if attr is None:
+            attr = self._lists[key] = self.dialect.i64_list(key)
+        return attr
+
+    def tensor(self, shape, element: ir.Type) -> ir.Type:
+        key = (tuple(shape), element)
+        t = self._types.get(key)
+        if t is None:
+            t = self._types[key] = ir.RankedTensorType.get(list(shape), element)
+        return t
+
+    def zero(self, conv: ir.Operation, element: ir.Type) -> ir.Attribute:
+        """The scalar zero constant of ``element`` (NCC_EUET001 if there is none)."""
+        attr = self._zeros.get(element)
+        if attr is None:
+            attr = make_elements(_zero(conv, element), self.tensor([], element))
+            self._zeros[element] = attr
+        return attr
+
+    def slice(self, value: ir.Value, shape, element: ir.Type, starts, limits, strides):
+        """``slice(value)`` (``value`` of static ``shape``), or ``value`` itself when the
+        slice is the identity."""
+        bounds = zip(starts, limits, strides, shape, strict=True)
+        if all((s, lim, st) == (0, n, 1) for s, lim, st, n in bounds):
+            return value
+        out = [-(-(lim - s) // st) for s, lim, st in zip(starts, limits, strides, strict=True)]
+        op = self.create(
+            "slice", [self.tensor(out, element)], [value],
+            {"start_indices": self.i64_list(starts), "limit_indices": self.i64_list(limits),
+             "strides": self.i64_list(strides)},
+        )
+        return op.result
 
 
 def _strided_range(start: int, count: int, stride: int, extent: int) -> tuple[int, int]:
@@ -231,41 +365,54 @@ class ExplicitlyPad:
 
     name: ClassVar[str] = "explicitlyPad"
 
-    def rewrite(self, conv: ir.Operation, sweep: Sweep) -> tuple[ir.Operation, str | None]:
-        g = conv_geometry(conv, sweep.dialect)
+    def rewrite(
+        self, conv: ir.Operation, sweep: Sweep, g: ConvGeometry | None = None,
+        builder: _Builder | None = None,
+    ) -> tuple[ir.Operation, str | None, ConvGeometry]:
+        """(the conv now in place, the skip reason or None, that conv's geometry).
+
+        ``g`` is ``conv_geometry(conv)`` if the caller has it; ``builder`` the run's
+        :class:`_Builder` (a new one otherwise).
+        """
+        b = builder if builder is not None else _Builder(sweep)
+        if g is None:
+            g = conv_geometry(conv, sweep.dialect, b)
         interior = [dil - 1 for dil in g.lhs_dilation]
         if all(p == (0, 0) for p in g.padding) and not any(interior):
-            return conv, "zero-padding"
-        lhs = conv.operands[0]
-        element = ir.RankedTensorType(lhs.type).element_type
-        zero = _zero(conv, element)
+            return conv, "zero-padding", g
+        operands = conv.operands
+        lhs = operands[0]
+        element = b.element(lhs.type)
+        zero = b.zero(conv, element)
         rank = len(g.lhs_shape)
         low, high, inner = [0] * rank, [0] * rank, [0] * rank
         for i, dim in enumerate(g.input_spatial):
             low[dim], high[dim] = g.padding[i]
             inner[dim] = interior[i]
-        padded_shape = [
+        padded_shape = tuple(
             n + lo + hi + max(n - 1, 0) * k
             for n, lo, hi, k in zip(g.lhs_shape, low, high, inner, strict=True)
-        ]
-        d = sweep.dialect
-        scalar = _tensor([], element)
-        cst = sweep.constant(make_elements(zero, scalar), before=conv)
-        pad = sweep.create(
-            "pad", [_tensor(padded_shape, element)], [lhs, cst.result],
-            {"edge_padding_low": d.i64_list(low), "edge_padding_high": d.i64_list(high),
-             "interior_padding": d.i64_list(inner)},
-            before=conv,
+        )
+        b.before(conv)
+        cst = b.create("constant", [zero.type], [], {"value": zero})
+        pad = b.create(
+            "pad", [b.tensor(padded_shape, element)], [lhs, cst.result],
+            {"edge_padding_low": b.i64_list(low), "edge_padding_high": b.i64_list(high),
+             "interior_padding": b.i64_list(inner)},
         )
         n = len(g.input_spatial)
-        window = {"padding": i64_matrix([[0, 0]] * n)}
-        if "lhs_dilation" in conv.attributes or any(interior):
-            window["lhs_dilation"] = d.i64_list([1] * n)
-        new = _rebuild_conv(
-            sweep, conv, pad.result, conv.operands[1], conv.results[0].type, **window
-        )
+        attributes = attrs_of(conv)
+        attributes["padding"] = i64_matrix([[0, 0]] * n)
+        if "lhs_dilation" in attributes or any(interior):
+            attributes["lhs_dilation"] = b.i64_list([1] * n)
+        result = conv.results[0]
+        new = b.create("convolution", [result.type], [pad.result, operands[1]], attributes)
         sweep.replace(conv, [new.result])
-        return new, None
+        # The geometry conv_geometry(new) reads: the padded lhs, no padding, no dilation.
+        padded = dataclasses.replace(
+            g, lhs_shape=padded_shape, padding=((0, 0),) * n, lhs_dilation=(1,) * n
+        )
+        return new, None, padded
 
 
 def _zero(conv: ir.Operation, element: ir.Type) -> np.ndarray:
@@ -355,12 +502,20 @@ class ExplicitlyStride:
 
     name: ClassVar[str] = "explicitlyStride"
 
-    def rewrite(self, conv: ir.Operation, sweep: Sweep) -> tuple[ir.Operation, str | None]:
-        g = conv_geometry(conv, sweep.dialect)
+    def rewrite(
+        self, conv: ir.Operation, sweep: Sweep, g: ConvGeometry | None = None,
+        builder: _Builder | None = None,
+    ) -> tuple[ir.Operation, str | None, ConvGeometry | None]:
+        """(the op now in place of the conv, the skip reason or None, the conv's geometry
+        if it is still in place). ``g`` and ``builder`` as for :class:`ExplicitlyPad`."""
+        b = builder if builder is not None else _Builder(sweep)
+        if g is None:
+            g = conv_geometry(conv, sweep.dialect, b)
         if all(s == 1 for s in g.strides):
-            return conv, "unit-stride"
+            return conv, "unit-stride", g
         if any(p != (0, 0) for p in g.padding) or any(dil != 1 for dil in g.lhs_dilation):
-            return conv, "implicit-padding"  # unreachable after explicitlyPad; kept as a guard
+            # unreachable after explicitlyPad; kept as a guard
+            return conv, "implicit-padding", g
         per_dim = [
             _dim_phases(n, k, o, s, r, rev)
             for n, k, o, s, r, rev in zip(
@@ -371,40 +526,49 @@ class ExplicitlyStride:
         phases = list(itertools.product(*per_dim))
         result_type = conv.results[0].type
         if len(phases) > 1:
-            reason = _inexact_sum(conv)
+            reason = b.inexact_sum(conv)
             if reason is not None:
-                return conv, reason
-        d = sweep.dialect
-        n = len(g.strides)
+                return conv, reason, g
+        b.before(conv)
+        lhs, rhs = conv.operands
+        lhs_element, rhs_element = b.element(lhs.type), b.element(rhs.type)
+        base = attrs_of(conv)
+        keep_dilation = "rhs_dilation" in base
+        unit = b.i64_list([1] * len(g.strides))
         total = None
         for phase in phases:
-            x = self._input_slice(sweep, conv, g, phase)
-            w = self._kernel_slice(sweep, conv, g, phase)
-            window = {"window_strides": d.i64_list([1] * n)}
+            x = b.slice(lhs, g.lhs_shape, lhs_element, *self._input_slice(g, phase))
+            w = b.slice(rhs, g.rhs_shape, rhs_element, *self._kernel_slice(g, phase))
+            attributes = dict(base)
+            attributes["window_strides"] = unit
             dilation = [p.rhs_dilation for p in phase]
-            if "rhs_dilation" in conv.attributes or any(r != 1 for r in dilation):
-                window["rhs_dilation"] = d.i64_list(dilation)
-            part = _rebuild_conv(sweep, conv, x, w, result_type, **window).result
-            total = part if total is None else sweep.create(
-                "add", [result_type], [total, part], {}, before=conv
+            if keep_dilation or any(r != 1 for r in dilation):
+                attributes["rhs_dilation"] = b.i64_list(dilation)
+            part = b.create("convolution", [result_type], [x, w], attributes).result
+            total = part if total is None else b.create(
+                "add", [result_type], [total, part], {}
             ).result
         sweep.replace(conv, [total])
-        return total.owner, None
+        return total.owner, None, None
 
     @staticmethod
-    def _input_slice(sweep, conv, g: ConvGeometry, phase) -> ir.Value:
-        starts, limits, strides = [0] * len(g.lhs_shape), list(g.lhs_shape), [1] * len(g.lhs_shape)
+    def _input_slice(g: ConvGeometry, phase) -> tuple[list[int], list[int], list[int]]:
+        """(starts, limits, strides) of the lhs slice one phase reads."""
+        rank = len(g.lhs_shape)
+        starts, limits, strides = [0] * rank, list(g.lhs_shape), [1] * rank
         for i, (dim, p) in enumerate(zip(g.input_spatial, phase, strict=True)):
             if g.strides[i] != 1:
                 starts[dim], limits[dim] = _strided_range(
                     p.in_start, p.in_count, g.strides[i], g.lhs_shape[dim]
                 )
                 strides[dim] = g.strides[i]
-        return _slice(sweep, conv.operands[0], starts, limits, strides, before=conv)
+        return starts, limits, strides
 
     @staticmethod
-    def _kernel_slice(sweep, conv, g: ConvGeometry, phase) -> ir.Value:
-        starts, limits, strides = [0] * len(g.rhs_shape), list(g.rhs_shape), [1] * len(g.rhs_shape)
+    def _kernel_slice(g: ConvGeometry, phase) -> tuple[list[int], list[int], list[int]]:
+        """(starts, limits, strides) of the kernel slice one phase reads."""
+        rank = len(g.rhs_shape)
+        starts, limits, strides = [0] * rank, list(g.rhs_shape), [1] * rank
         for dim, p in zip(g.kernel_spatial, phase, strict=True):
             if p.k_count == 1:
                 starts[dim], limits[dim] = p.k_start, p.k_start + 1
@@ -413,7 +577,7 @@ class ExplicitlyStride:
                     p.k_start, p.k_count, p.k_stride, g.rhs_shape[dim]
                 )
                 strides[dim] = p.k_stride
-        return _slice(sweep, conv.operands[1], starts, limits, strides, before=conv)
+        return starts, limits, strides
 
 
 def _inexact_sum(conv: ir.Operation) -> str | None:
@@ -465,18 +629,25 @@ def functions(module: ir.Operation) -> list[ir.Operation]:
     ]
 
 
-def convolutions(func: ir.Operation, dialect: Dialect) -> list[ir.Operation]:
-    """The convolutions under ``func``, pre-order through nested regions (the seed's walk)."""
+def convolutions(funcs: list[ir.Operation], dialect: Dialect) -> list[ir.Operation]:
+    """The convolutions under each of ``funcs`` in turn, pre-order through nested regions
+    (the seed's walk).
+
+    Listed by MLIR's name-dispatched walk, which visits in post-order: a convolution has no
+    regions, so no convolution is nested in another and the two orders list them alike.
+    """
+    if not funcs:
+        return []
     name = dialect.op("convolution")
-    found: list[ir.Operation] = []
+    with funcs[0].context:
+        return collect(funcs, [name])[name]
 
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name == name:
-            found.append(op)
-        return ir.WalkResult.ADVANCE
 
-    func.walk(visit, ir.WalkOrder.PRE_ORDER)
-    return found
+def _summary(dialect: str) -> str:
+    return (
+        "CanonicalizeConv: make 2-D conv padding and strides explicit (pad, strided slices), "
+        f"on {dialect} ops"
+    )
 
 
 @dataclass(frozen=True)
@@ -484,10 +655,7 @@ class CanonicalizeConv(ModulePass):
     """canonicalize-conv: CanonicalizeConv's explicitlyPad + explicitlyStride on MHLO."""
 
     name: ClassVar[str] = "canonicalize-conv"
-    summary: ClassVar[str] = (
-        "CanonicalizeConv: make 2-D conv padding and strides explicit (pad, strided slices), "
-        "on MHLO ops"
-    )
+    summary: ClassVar[str] = _summary("MHLO")
     dialect: ClassVar[Dialect] = MHLO
 
     min_spatial_extent: int = option(
@@ -526,34 +694,36 @@ class CanonicalizeConv(ModulePass):
     def run(self, module: ir.Operation, state: RunState) -> None:
         d = self.dialect
         sweep = Sweep(d, self.name, state, {})
+        builder = _Builder(sweep)
         gate, rewrites = self.gate(), self.rewrites()
         stats = [sweep.stats(r.name) for r in rewrites]
         # Phase 1: collect (no IR is touched while the walk is in flight).
         eligible = []
-        for func in functions(module):
-            for conv in convolutions(func, d):
-                reason = gate.reject(conv, d)
-                for st in stats:
-                    st.matched += 1
-                    if reason is not None:
-                        st.skip(reason)
-                if reason is None:
-                    eligible.append(conv)
-        # Phase 2: rewrite each, pad first, stride second.
-        for conv in eligible:
+        for conv in convolutions(functions(module), d):
+            g = conv_geometry(conv, d, builder)
+            reason = gate.reject(conv, d, g)
+            for st in stats:
+                st.matched += 1
+                if reason is not None:
+                    st.skip(reason)
+            if reason is None:
+                eligible.append((conv, g))
+        # Phase 2: rewrite each, pad first, stride second. A rewrite changes no other conv,
+        # so the geometry read in phase 1 still holds; each rewrite hands the next one the
+        # geometry of the conv it leaves in place.
+        for conv, g in eligible:
             for rewrite, st in zip(rewrites, stats, strict=True):
-                conv, reason = rewrite.rewrite(conv, sweep)
+                conv, reason, g = rewrite.rewrite(conv, sweep, g, builder)
                 if reason is None:
                     st.rewritten += 1
                 else:
                     st.skip(reason)
         # Phase 2b: the seed's verbose-only isBackwardConv re-pad, as a debug log line.
         if log.isEnabledFor(logging.DEBUG):
-            for func in functions(module):
-                for conv in convolutions(func, d):
-                    if _is_backward_conv(conv, d) and _fed_by_conv(conv, d):
-                        log.debug("%s: backward convolution fed by a convolution at %s",
-                                  self.name, conv.location)
+            for conv in convolutions(functions(module), d):
+                if _is_backward_conv(conv, d) and _fed_by_conv(conv, d):
+                    log.debug("%s: backward convolution fed by a convolution at %s",
+                              self.name, conv.location)
 
 
 @dataclass(frozen=True)
@@ -561,10 +731,7 @@ class StablehloCanonicalizeConv(CanonicalizeConv):
     """stablehlo-canonicalize-conv: the same rewrites on StableHLO ops."""
 
     name: ClassVar[str] = "stablehlo-canonicalize-conv"
-    summary: ClassVar[str] = (
-        "CanonicalizeConv: make 2-D conv padding and strides explicit (pad, strided slices), "
-        "on StableHLO ops"
-    )
+    summary: ClassVar[str] = _summary("StableHLO")
     dialect: ClassVar[Dialect] = STABLEHLO
 
 

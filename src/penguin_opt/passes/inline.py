@@ -13,10 +13,11 @@ uses are erased, as MLIR's inliner does. Recursive call chains are left as calls
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import ClassVar
 
-from jaxlib.mlir import ir
+from jaxlib.mlir import ir, passmanager
 from jaxlib.mlir._mlir_libs import _jax_mlir_ext
 
 from ..ir_util import ops_named
@@ -32,11 +33,8 @@ class Inline(ModulePass):
 
     def run(self, module: ir.Operation, state: RunState) -> None:
         stats = state.rewriter(self.name, "inlineCall")
-        functions = {
-            ir.StringAttr(op.operation.attributes["sym_name"]).value: op.operation
-            for op in module.regions[0].blocks[0].operations
-            if op.operation.name == "func.func"
-        }
+        functions = _functions(module)
+        recursive = _Recursion(functions)
         inlined: set[str] = set()
         for _ in range(self.max_depth):
             calls = ops_named(module, ["func.call"])
@@ -48,7 +46,7 @@ class Inline(ModulePass):
                 if callee is None or len(callee.regions[0].blocks) != 1:
                     stats.skip("callee-not-single-block")
                     continue
-                if _calls(callee, callee_name, functions):
+                if recursive(callee_name):
                     stats.skip("recursive")
                     continue
                 with ir.InsertionPoint(call), call.location:
@@ -65,35 +63,172 @@ class Inline(ModulePass):
 
     @staticmethod
     def _erase_dead_callees(module, functions, inlined: set[str]) -> None:
-        """Erase private functions we inlined that nothing references any more."""
-        candidates = [
-            name for name in inlined
-            if "sym_visibility" in functions[name].attributes
+        """Erase private functions we inlined that nothing references any more.
+
+        A candidate is referenced when a symbol reference to it is held by an op outside
+        every candidate (or inside a candidate that is itself referenced): MLIR's own notion
+        of a symbol use, which its ``symbol-dce`` pass computes natively. Those still
+        referenced stay where they are.
+        """
+        candidates = [  # in module order: the output must not depend on set order
+            name for name in functions
+            if name in inlined and "sym_visibility" in functions[name].attributes
             and ir.StringAttr(functions[name].attributes["sym_visibility"]).value == "private"
         ]
         if not candidates:
             return
-        dead = []
-        for name in candidates:
-            functions[name].detach_from_parent()  # the rest of the module, without it
-            dead.append(name)
-        text = module.get_asm(print_generic_op_form=True)
-        for name in dead:
-            if f"@{name}" in text:  # still referenced (call left behind, custom_call, ...)
-                module.regions[0].blocks[0].append(functions[name])
+        if _dce_applies(module, functions, candidates):
+            if _symbol_dce(module, candidates):
+                return
+            functions = _functions(module)  # fresh objects, as after a run that erased
+        _erase_unreferenced_text(module, functions, candidates)
+
+
+def _functions(module) -> dict[str, ir.Operation]:
+    return {
+        ir.StringAttr(op.operation.attributes["sym_name"]).value: op.operation
+        for op in module.regions[0].blocks[0].operations
+        if op.operation.name == "func.func"
+    }
+
+
+def _erase_unreferenced_text(module, functions, candidates: list[str]) -> None:
+    """The fallback for modules outside what ``_symbol_dce`` handles: a candidate is
+    referenced when ``@name`` occurs in the generic text of the module without the
+    candidates (a call left behind, a custom_call, ...)."""
+    for name in candidates:
+        functions[name].detach_from_parent()  # the rest of the module, without it
+    text = module.get_asm(print_generic_op_form=True)
+    for name in candidates:
+        if f"@{name}" in text:  # still referenced
+            module.regions[0].blocks[0].append(functions[name])
+        else:
+            functions[name].erase()
+
+
+_BARE_SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]*")
+
+
+def _dce_applies(module, functions, candidates: list[str]) -> bool:
+    """Whether ``_symbol_dce`` can decide: the module holds only functions (each of them
+    in ``functions``) and no nested symbol table, its own attributes name no symbol, and
+    every candidate's name prints bare (``@name``)."""
+    top = module.regions[0].blocks[0].operations
+    if len(top) != len(functions) or any(op.operation.name != "func.func" for op in top):
+        return False
+    if not all(_BARE_SYMBOL.fullmatch(name) for name in candidates):
+        return False
+    attributes = module.attributes
+    if any("@" in str(attributes[i].attr) for i in range(len(attributes))):
+        return False
+    tables = []
+    ir.SymbolTable.walk_symbol_tables(module, True, lambda op, _visible: tables.append(op))
+    return len(tables) == 1
+
+
+def _symbol_dce(module, candidates: list[str]) -> bool:
+    """Erase the candidates MLIR's ``symbol-dce`` finds dead, with every other function made
+    public for the run (so only candidates can go) and its visibility restored after.
+
+    Returns False, with the module unchanged, if ``symbol-dce`` cannot run on it. The
+    Python objects of the functions it erases dangle (the bindings are not told): the
+    functions are looked up again afterwards, and no object from before is touched.
+    """
+    wanted = set(candidates)
+    hidden: dict[str, ir.Attribute] = {}  # non-candidate function -> its sym_visibility
+    public = ir.StringAttr.get("public", module.context)
+    for op in module.regions[0].blocks[0].operations:
+        attributes = op.operation.attributes
+        if "sym_visibility" not in attributes:
+            continue  # public
+        visibility = attributes["sym_visibility"]
+        if ir.StringAttr(visibility).value != "public":
+            name = ir.StringAttr(attributes["sym_name"]).value
+            if name not in wanted:
+                hidden[name] = visibility
+                attributes["sym_visibility"] = public
+    pm = passmanager.PassManager.parse("builtin.module(symbol-dce)", module.context)
+    pm.enable_verifier(False)
+    try:
+        pm.run(module)
+        ok = True
+    except ir.MLIRError:
+        ok = False
+    for op in module.regions[0].blocks[0].operations:  # fresh objects: restore visibility
+        func = op.operation
+        name = ir.StringAttr(func.attributes["sym_name"]).value
+        if name in hidden:
+            func.attributes["sym_visibility"] = hidden[name]
+    return ok
+
+
+class _Recursion:
+    """Which functions call themselves, directly or through other functions.
+
+    Read off the call graph the first time it is asked, and remembered: inlining a call
+    to a non-recursive callee (the only calls this pass inlines) replaces the edge
+    caller -> callee by edges to the callee's own callees, which the caller reached
+    already; so no cycle appears or disappears, and the answer never changes.
+    """
+
+    def __init__(self, functions: dict[str, ir.Operation]):
+        self.functions = functions
+        self._recursive: set[str] | None = None
+
+    def __call__(self, name: str) -> bool:
+        if self._recursive is None:
+            self._recursive = _on_cycles(self._call_graph())
+        return name in self._recursive
+
+    def _call_graph(self) -> dict[str, set[str]]:
+        """Each function's callees among ``functions`` (calls to other names lead nowhere)."""
+        graph: dict[str, set[str]] = {}
+        for name, func in self.functions.items():
+            callees = {ir.FlatSymbolRefAttr(c.attributes["callee"]).value
+                       for c in ops_named(func, ["func.call"])}
+            graph[name] = {c for c in callees if c in self.functions}
+        return graph
+
+
+def _on_cycles(graph: dict[str, set[str]]) -> set[str]:
+    """The nodes that reach themselves (Tarjan's strongly connected components, iterative:
+    the nodes of a component of two or more, or with an edge to themselves)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: set[str] = set()
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(graph[root]))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, edges = work[-1]
+            for nxt in edges:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(graph[nxt])))
+                    break
+                if nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
             else:
-                functions[name].erase()
-
-
-def _calls(func: ir.Operation, target: str, functions, seen=None) -> bool:
-    """Does ``func`` (transitively) call ``target``?"""
-    seen = set() if seen is None else seen
-    for call in ops_named(func, ["func.call"]):
-        name = ir.FlatSymbolRefAttr(call.attributes["callee"]).value
-        if name == target:
-            return True
-        if name not in seen and name in functions:
-            seen.add(name)
-            if _calls(functions[name], target, functions, seen):
-                return True
-    return False
+                work.pop()
+                if work:
+                    parent = work[-1][0]
+                    low[parent] = min(low[parent], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1 or node in graph[node]:
+                        found.update(component)
+    return found

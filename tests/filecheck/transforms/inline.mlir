@@ -46,3 +46,32 @@ func.func private @rec(%arg0: tensor<f32>) -> tensor<f32> {
   %0 = call @rec(%arg0) : (tensor<f32>) -> tensor<f32>
   return %0 : tensor<f32>
 }
+
+// -----
+
+// Inlined callees still referenced elsewhere (here by called_computations) stay, in
+// place; a private function that was never called stays too.
+// CHECK-LABEL: func.func @main
+// CHECK:         stablehlo.abs
+// CHECK:         stablehlo.negate
+// CHECK:         stablehlo.custom_call @x({{.*}}called_computations = [@g, @f]
+// CHECK:       func.func private @f
+// CHECK:       func.func private @h
+// CHECK:       func.func private @g
+func.func @main(%a: tensor<f32>) -> tensor<f32> {
+  %0 = call @f(%a) : (tensor<f32>) -> tensor<f32>
+  %1 = call @g(%0) : (tensor<f32>) -> tensor<f32>
+  %2 = stablehlo.custom_call @x(%1) {called_computations = [@g, @f]} : (tensor<f32>) -> tensor<f32>
+  return %2 : tensor<f32>
+}
+func.func private @f(%a: tensor<f32>) -> tensor<f32> {
+  %0 = stablehlo.abs %a : tensor<f32>
+  return %0 : tensor<f32>
+}
+func.func private @h(%a: tensor<f32>) -> tensor<f32> {
+  return %a : tensor<f32>
+}
+func.func private @g(%a: tensor<f32>) -> tensor<f32> {
+  %0 = stablehlo.negate %a : tensor<f32>
+  return %0 : tensor<f32>
+}
