@@ -224,7 +224,9 @@ def read_elements(attr: ir.Attribute) -> np.ndarray:
     if dtype is None:
         dtype = dtype_of(element_type)  # raises UnsupportedElementType
     if key in _NATIVE_BUFFER_KEYS:
-        arr = np.array(dense, copy=True)
+        # A read-only view of the attribute's storage (it lives as long as the context,
+        # which the view keeps alive): folds copy only what they produce.
+        arr = np.asarray(dense)
         if dense.is_splat and arr.shape != shape:
             arr = np.broadcast_to(arr.reshape(-1)[:1].reshape(()), shape)
         if arr.dtype != dtype:
