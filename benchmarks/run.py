@@ -251,10 +251,15 @@ class FoldResult:
     elements: int
     ours: Timing
     numpy: Timing
+    baseline: Timing | None = None  # the same run with the operand an argument: no fold
 
     @property
     def ratio(self) -> float:  # our throughput / numpy's
         return self.numpy.cpu / self.ours.cpu
+
+    @property
+    def fold_cpu(self) -> float | None:  # the run minus the same run without the fold
+        return None if self.baseline is None else max(self.ours.cpu - self.baseline.cpu, 1e-9)
 
 
 def bench_folds(reps: int, n: int, log) -> list[FoldResult]:
@@ -298,18 +303,24 @@ def bench_folds(reps: int, n: int, log) -> list[FoldResult]:
                     f"  %0 = {op_text} : ({src_t}) -> {dst_t}\n  return %0 : {dst_t}\n}}\n")
             module = parse_text(text, label)
 
-            def run(op, label=label):
+            unfoldable = parse_text(
+                f"func.func @main(%c: {src_t}) -> {dst_t} {{\n"
+                f"  %0 = {op_text} : ({src_t}) -> {dst_t}\n  return %0 : {dst_t}\n}}\n", label)
+
+            def run(op, label=label, folds=1):
                 state = Pipeline(pipe).run(op)
                 per = state.statistics["stablehlo-canonicalize-for-penguin"]
-                assert sum(st.rewritten for st in per.values()) == 1, label
+                assert sum(st.rewritten for st in per.values()) == folds, label
 
             ours = measure(run, reps=reps, setup=module.clone, teardown=lambda op: op.erase())
+            base = measure(lambda op: run(op, folds=0), reps=reps, setup=unfoldable.clone,
+                           teardown=lambda op: op.erase())
             ref = measure(numpy_fn, reps=reps)
-            r = FoldResult(label, n, ours, ref)
+            r = FoldResult(label, n, ours, ref, base)
             log(f"  fold {label:45s} ours {ours.cpu * 1e3:8.2f} ms  numpy {ref.cpu * 1e3:8.2f} ms"
                 f"  ours/numpy throughput {r.ratio:5.2f}")
             results.append(r)
-            del module
+            del module, unfoldable
         # The floor under any fold: building the attribute from a ready numpy buffer.
         flat = big.view(np.uint32)
         f32 = ir.F32Type.get()
@@ -412,15 +423,23 @@ def report(results: list[ModuleResult], folds: list[FoldResult], info: dict, arg
         w("")
     if folds:
         w("### Folding throughput\n")
-        w("Our fold = the whole `stablehlo-canonicalize-for-penguin` run on a module holding "
-          "just the constant and the op (budget raised to the element count); numpy = the "
+        w("Ours = the whole `stablehlo-canonicalize-for-penguin` run on a module holding "
+          "just the constant and the op (budget raised to the element count); no-fold = the "
+          "same run with the operand a function argument (the pass's fixed cost on this "
+          "module: pass manager, walks, verification); fold = the difference; numpy = the "
           "same broadcast (`np.broadcast_to(..).copy()`) or cast (`astype`) into a new "
-          "array. Ratio = our throughput / numpy's.\n")
-        w("| fold | elements | ours ms | numpy ms | ratio |")
-        w("|---|---:|---:|---:|---:|")
+          "array. Ratios = numpy's time / ours (throughput relative to numpy's).\n")
+        w("| fold | elements | ours ms | no-fold ms | fold ms | numpy ms | ratio (run) "
+          "| ratio (fold) |")
+        w("|---|---:|---:|---:|---:|---:|---:|---:|")
         for f in folds:
+            if f.baseline is None:
+                w(f"| {f.label} | {f.elements:,} | {f.ours.cpu * 1e3:.2f} | - | - | "
+                  f"{f.numpy.cpu * 1e3:.2f} | {f.ratio:.2f} | - |")
+                continue
             w(f"| {f.label} | {f.elements:,} | {f.ours.cpu * 1e3:.2f} | "
-              f"{f.numpy.cpu * 1e3:.2f} | {f.ratio:.2f} |")
+              f"{f.baseline.cpu * 1e3:.2f} | {f.fold_cpu * 1e3:.2f} | "
+              f"{f.numpy.cpu * 1e3:.2f} | {f.ratio:.2f} | {f.numpy.cpu / f.fold_cpu:.2f} |")
         w("")
     w("## Targets\n")
     w("| target | measured | status |")
@@ -468,8 +487,14 @@ def target_lines(results: list[ModuleResult], folds: list[FoldResult]) -> list[s
     real = [f for f in folds if not f.label.startswith("(floor)")]
     if real:
         worst = min(real, key=lambda f: f.ratio)
-        lines.append(f"| folds >= {TARGET_FOLD} of numpy's throughput | worst {worst.ratio:.2f} "
-                     f"({worst.label}) | {status(worst.ratio >= TARGET_FOLD)} |")
+        lines.append(f"| folds >= {TARGET_FOLD} of numpy's throughput (whole pass run) | worst "
+                     f"{worst.ratio:.2f} ({worst.label}) | {status(worst.ratio >= TARGET_FOLD)} |")
+        timed = [f for f in real if f.fold_cpu is not None]
+        if timed:
+            worst = min(timed, key=lambda f: f.numpy.cpu / f.fold_cpu)
+            ratio = worst.numpy.cpu / worst.fold_cpu
+            lines.append(f"| folds >= {TARGET_FOLD} of numpy's throughput (the fold alone) | "
+                         f"worst {ratio:.2f} ({worst.label}) | {status(ratio >= TARGET_FOLD)} |")
     return lines
 
 
@@ -537,7 +562,9 @@ def main(argv: list[str] | None = None) -> int:
         data = json.loads(Path(args.report_from).read_text())
         results = [ModuleResult(**{**r, "times": {k: Timing(**t) for k, t in r["times"].items()}})
                    for r in data["results"]]
-        folds = [FoldResult(**{**f, "ours": Timing(**f["ours"]), "numpy": Timing(**f["numpy"])})
+        folds = [FoldResult(**{**f, "ours": Timing(**f["ours"]), "numpy": Timing(**f["numpy"]),
+                               "baseline": Timing(**f["baseline"]) if f.get("baseline")
+                               else None})
                  for f in data["folds"]]
         args.dialects = data["dialects"]
         text = report(results, folds, data["info"], args)
