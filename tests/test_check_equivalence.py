@@ -196,3 +196,17 @@ def test_conversion_abort_is_not_checkable(tmp_path):
 """
     with pytest.raises(NotCheckable, match="aborted the process"):
         check(conv, conv, oracle="auto")
+
+
+def test_complex_outputs_keep_real_parts_next_to_infinite_imaginary_parts():
+    """(re, im) pairs from the interpreter are joined without arithmetic (re + 1j*im
+    turns the real part next to an infinite imaginary part into NaN and hides it)."""
+    text = """func.func @main(%a: tensor<2xf32>) -> tensor<2xcomplex<f32>> {
+  %inf = stablehlo.constant dense<0x7F800000> : tensor<2xf32>
+  %0 = stablehlo.complex %a, %inf : tensor<2xcomplex<f32>>
+  return %0 : tensor<2xcomplex<f32>>
+}
+"""
+    changed = text.replace("stablehlo.complex %a, %inf", "stablehlo.complex %inf, %inf")
+    report = check(text, changed, oracle="interpreter")
+    assert not report.ok

@@ -181,7 +181,10 @@ def _join_complex(outs: list[np.ndarray], result_keys: list[str]) -> list[np.nda
     joined, i = [], 0
     for key in result_keys:
         if key.startswith("complex"):
-            joined.append((outs[i] + 1j * outs[i + 1]).astype(DTYPES[key]))
+            # Not re + 1j * im: 1j * inf is (nan + inf j), which would hide the real part.
+            both = np.empty(outs[i].shape, DTYPES[key])
+            both.real, both.imag = outs[i], outs[i + 1]
+            joined.append(both)
             i += 2
         else:
             joined.append(outs[i])
