@@ -47,9 +47,12 @@ one that MLIR parses but ``penguin_opt.load`` rejects fails.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import os
 import re
+import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -58,6 +61,7 @@ from pathlib import Path
 from .. import api
 from ..diagnostics_check import expectations, split_chunks
 from ..equivalence import NotCheckable, check
+from ..passes.base import PassError
 
 _SH_PASSES = "stablehlo-canonicalize-for-penguin{all-functions=true},stablehlo-canonicalize-conv"
 _MHLO_PASSES = "canonicalize-for-penguin{all-functions=true},canonicalize-conv"
@@ -474,10 +478,14 @@ def run_case(case: Case, *, trials: int = 1) -> ChunkResult:
         for variant, (prefix, ours) in pipelines.items():
             m = api.load(before, name=case.file, context=ctx)
             try:
-                stats = api.run(m, prefix).statistics
+                with _stage(f"{variant}: {prefix}"):  # named if a native pass aborts
+                    stats = api.run(m, prefix).statistics
                 with m.context:
                     m.verify()
             except ir.MLIRError as err:
+                res.not_checkable[f"{prefix}: {_diag_reason(err)}"] += 1
+                continue
+            except PassError as err:  # the native conversion produced invalid IR
                 res.not_checkable[f"{prefix}: {_diag_reason(err)}"] += 1
                 continue
             try:
@@ -538,6 +546,22 @@ def pick_oracle(text: str) -> str:
 
 
 _WORKER = None
+_STAGE_ENV = "PENGUIN_CORPUS_STAGE_FILE"
+
+
+@contextlib.contextmanager
+def _stage(what: str):
+    """Record in the worker's stage file that ``what`` (a native conversion the chunk goes
+    through before our passes) is running, so that when it aborts the process the parent
+    can tell the conversion from our passes."""
+    path = os.environ.get(_STAGE_ENV)
+    if path:
+        Path(path).write_text(what)
+    try:
+        yield
+    finally:
+        if path:
+            Path(path).write_text("")
 
 
 def run_case_isolated(case: Case) -> ChunkResult:
@@ -548,15 +572,22 @@ def run_case_isolated(case: Case) -> ChunkResult:
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
+    stage_file = Path(tempfile.gettempdir()) / f"penguin-corpus-stage-{os.getpid()}"
     if _WORKER is None:
+        os.environ[_STAGE_ENV] = str(stage_file)  # inherited by the worker
         _WORKER = ProcessPoolExecutor(max_workers=1,
                                       mp_context=multiprocessing.get_context("spawn"))
     try:
         return _WORKER.submit(run_case, case).result()
     except BrokenProcessPool:
         _WORKER = None
+        stage = stage_file.read_text() if stage_file.exists() else ""
+        stage_file.unlink(missing_ok=True)
         res = ChunkResult(case.id, dialect="?")
-        res.status = "error: the process aborted (LLVM ERROR or a signal) on this chunk"
+        if stage:  # a native conversion before our passes, not our passes
+            res.status = f"rejected: {stage} aborted the process (LLVM ERROR)"
+        else:
+            res.status = "error: the process aborted (LLVM ERROR or a signal) on this chunk"
         return res
 
 

@@ -1,0 +1,1 @@
+"""Test helpers shipped with the package (random program generators for property tests)."""
