@@ -277,3 +277,34 @@ def test_split_input_file_statistics_sum_over_chunks(tmp_path):
     stats = proc.stderr.decode()
     block = stats[stats.index("replaceGetDimensionSize"):]
     assert "2 matched" in block.splitlines()[1] and "2 rewritten" in block.splitlines()[2]
+
+
+def test_verify_each_flag_before_the_input(tmp_path):
+    src = tmp_path / "t.mlir"
+    src.write_text(SIMPLE)
+    for flag in ("--verify-each", "--verify-each=true", "--verify-each=false"):
+        proc = penguin_opt(flag, src, "-p", "stablehlo-canonicalize-for-penguin")
+        assert proc.returncode == 0, (flag, proc.stderr)
+        assert b"stablehlo.constant dense<3>" in proc.stdout
+    proc = penguin_opt("--verify-each=maybe", src, "-p", "inline")
+    assert proc.returncode == 2 and b"Traceback" not in proc.stderr
+
+
+def test_inline_with_a_complex_module_attribute(tmp_path):
+    """inline reads the module's attributes as text: a complex elements attribute aborts
+    the process when the bindings convert it to a Python object."""
+    src = tmp_path / "c.mlir"
+    src.write_text("""module attributes {test.c = dense<(1.0,2.0)> : tensor<complex<f32>>} {
+  func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+    %0 = call @a(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    return %0 : tensor<4xf32>
+  }
+  func.func private @a(%x: tensor<4xf32>) -> tensor<4xf32> {
+    %0 = stablehlo.add %x, %x : tensor<4xf32>
+    return %0 : tensor<4xf32>
+  }
+}
+""")
+    proc = penguin_opt(src, "-p", "inline")
+    assert proc.returncode == 0, proc.stderr
+    assert b"@a" not in proc.stdout and b"stablehlo.add %arg0, %arg0" in proc.stdout

@@ -91,3 +91,39 @@ def test_cli_flag(tmp_path, flag, code):
     assert proc.returncode == code, proc.stderr
     if code == 0:
         assert b"stablehlo.add %arg0, %arg0" in proc.stdout
+
+
+PENGUIN_SORT_INPUT = """module {
+  func.func @main(%arg0: tensor<4xf32>) -> tensor<4xi32> {
+    %0:2 = "mhlo.sort"(%arg0) <{dimension = 0 : i64, is_stable = true}> ({
+    ^bb0(%arg1: tensor<f32>, %arg2: tensor<f32>, %arg3: tensor<i32>, %arg4: tensor<i32>):
+      %1 = mhlo.compare LT, %arg3, %arg4, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      mhlo.return %1 : tensor<i1>
+    }) : (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xi32>)
+    return %0#1 : tensor<4xi32>
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("pipeline,verify", [("canonicalize", "default"),
+                                             ("inline,canonicalize", "default"),
+                                             ("canonicalize", "off")])
+def test_penguin_sorts_in_the_input_are_expanded_for_native_passes(pipeline, verify):
+    """A penguin-form sort read back from our output is expanded (its index ramp made an
+    operand again) before a native pass, even with no for-penguin pass in the pipeline:
+    MHLO's sort canonicalizer otherwise drops the implicit operand (invalid IR, or a
+    crash without verification)."""
+    result = run_text(PENGUIN_SORT_INPUT, pipeline, verify)
+    with result.module.context:
+        assert result.module.verify()
+    text = penguin_opt_text(result)
+    assert '"mhlo.iota"' in text and '"mhlo.sort"(%0)' in text
+
+
+def run_text(text, pipeline, verify):
+    return api.run(api.load(text), pipeline, verify=verify)
+
+
+def penguin_opt_text(result):
+    return api.to_text(result.module)

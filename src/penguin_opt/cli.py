@@ -85,14 +85,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--verify-each",
-        nargs="?",
+        dest="verify_each",
+        action="store_const",
         const="true",
-        choices=("true", "false"),
         default=None,
-        help="verify after every pass (=true; names the pass that broke the IR) or not at "
-        "all (=false). Default: after every native pass and once after each run of "
-        "consecutive penguin-opt passes",
+        help="verify after every pass (names the pass that broke the IR); "
+        "--verify-each=false: never. Default: after every native pass and once after each "
+        "run of consecutive penguin-opt passes",
     )
+    p.add_argument("--verify-each=false", dest="verify_each", action="store_const",
+                   const="false", help=argparse.SUPPRESS)
+    p.add_argument("--verify-each=true", dest="verify_each", action="store_const",
+                   const="true", help=argparse.SUPPRESS)
     p.add_argument("--debug", action="store_true", help="show Python tracebacks on errors")
     from .check_cli import add_check_options
 

@@ -118,8 +118,9 @@ def _dce_applies(module, functions, candidates: list[str]) -> bool:
         return False
     if not all(_BARE_SYMBOL.fullmatch(name) for name in candidates):
         return False
-    attributes = module.attributes
-    if any("@" in str(attributes[i].attr) for i in range(len(attributes))):
+    # The module's own attributes, as text (never as Python objects: a complex-typed
+    # elements attribute aborts the process when the bindings convert it).
+    if "@" in module.get_asm(print_generic_op_form=True, skip_regions=True):
         return False
     tables = []
     ir.SymbolTable.walk_symbol_tables(module, True, lambda op, _visible: tables.append(op))
