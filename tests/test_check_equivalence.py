@@ -239,3 +239,21 @@ def test_tolerance_uses_the_coarsest_reduction_operand_type(tmp_path):
                "--seed", "7", "--oracle", "interpreter")
     assert proc.returncode == 0, proc.stderr
     assert "explicitlyStride" not in proc.stderr and "ok" in proc.stderr
+
+
+def test_xla_child_logs_are_quiet_and_the_environment_is_untouched(tmp_path, monkeypatch):
+    import os
+
+    monkeypatch.delenv("TF_CPP_MIN_LOG_LEVEL", raising=False)
+    a = write(tmp_path, "a.mlir", ADD)
+    proc = subprocess.run([sys.executable, "-m", "penguin_opt.check_cli", a, a, "--oracle",
+                           "xla"], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert "PjRt" not in proc.stderr and "pjrt_client" not in proc.stderr
+    from penguin_opt.equivalence import _POOLS
+
+    for pool in list(_POOLS.values()):  # a fresh child, spawned by this check
+        pool.shutdown()
+    _POOLS.clear()
+    assert check(ADD, ADD, oracle="xla").ok
+    assert "TF_CPP_MIN_LOG_LEVEL" not in os.environ

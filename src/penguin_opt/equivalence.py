@@ -17,6 +17,7 @@ Anything else the interpreter cannot run is reported as not checkable, never as 
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import pickle
@@ -438,19 +439,34 @@ def prepare_isolated(text: str, resize_mode: str, split_complex: bool) -> str:
                       what="converting the program for the oracles")
 
 
+@contextlib.contextmanager
+def _quiet_xla_logs():
+    """XLA's INFO lines (device counts) are noise on the user's terminal: the child is
+    spawned (and copies the environment) with TF_CPP_MIN_LOG_LEVEL=1 unless the user set
+    it; this process's environment is left as it was."""
+    if "TF_CPP_MIN_LOG_LEVEL" in os.environ:
+        yield
+        return
+    os.environ["TF_CPP_MIN_LOG_LEVEL"] = "1"
+    try:
+        yield
+    finally:
+        del os.environ["TF_CPP_MIN_LOG_LEVEL"]
+
+
 def _run_child(kind: str, fn, text: str, inputs, what: str = "") -> list[np.ndarray]:
     """Run ``fn`` in a per-oracle child process; a crash there raises NotCheckable."""
     from concurrent.futures.process import BrokenProcessPool
 
     pool = _POOLS.get(kind)
-    if pool is None:
-        # XLA's INFO lines (device counts) are noise on the user's terminal; the child
-        # inherits the environment. A user's own setting wins.
-        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
+    fresh = pool is None
+    if fresh:
         pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
         _POOLS[kind] = pool
     try:
-        result = pickle.loads(pool.submit(fn, pickle.dumps((text, inputs))).result())
+        with _quiet_xla_logs() if fresh else contextlib.nullcontext():
+            future = pool.submit(fn, pickle.dumps((text, inputs)))  # spawns the child
+        result = pickle.loads(future.result())
     except BrokenProcessPool:
         del _POOLS[kind]
         what = what or f"the {kind} oracle"
