@@ -212,3 +212,39 @@ def test_zero_sized_walk_statistics_are_those_of_the_plain_rewriter():
     assert (got.matched, got.rewritten, dict(got.skipped)) == (
         want.matched, want.rewritten, dict(want.skipped))
     assert got.rewritten >= 3 and set(got.skipped) == {"not-side-effect-free", "not-zero-sized"}
+
+
+def test_repeated_folds_reuse_the_folded_attribute():
+    """Folds of the same constant to the same type are computed once per run (a JAX
+    training step broadcasts the same scalars hundreds of times) and give the same IR."""
+    import penguin_opt.passes.sweep as sw
+
+    text = """func.func @main(%a: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf16>) {
+  %c = stablehlo.constant dense<[1.5, 2.5, 3.5]> : tensor<3xf32>
+  %d = stablehlo.constant dense<[1.5, 2.5, 3.5]> : tensor<3xf32>
+  %0 = stablehlo.broadcast_in_dim %c, dims = [1] : (tensor<3xf32>) -> tensor<2x3xf32>
+  %1 = stablehlo.broadcast_in_dim %d, dims = [1] : (tensor<3xf32>) -> tensor<2x3xf32>
+  %e = stablehlo.constant dense<0.1> : tensor<2x3xf32>
+  %2 = stablehlo.convert %e : (tensor<2x3xf32>) -> tensor<2x3xf16>
+  %3 = stablehlo.convert %e : (tensor<2x3xf32>) -> tensor<2x3xf16>
+  %4 = stablehlo.add %2, %3 : tensor<2x3xf16>
+  return %0, %1, %4 : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf16>
+}
+"""
+    sweeps = []
+    orig = sw.Sweep.__post_init__
+
+    def record(self):
+        orig(self)
+        sweeps.append(self)
+
+    sw.Sweep.__post_init__ = record
+    try:
+        after, result = _run(text, "stablehlo-canonicalize-for-penguin")
+    finally:
+        sw.Sweep.__post_init__ = orig
+    per = result.statistics["stablehlo-canonicalize-for-penguin"]
+    assert per["replaceBroadcastInDimWithConstants"].rewritten == 2
+    assert per["replaceConvertsWithConstants"].rewritten == 2
+    assert len(sweeps[-1].folds) == 2  # one broadcast, one convert
+    assert check(text, after).ok

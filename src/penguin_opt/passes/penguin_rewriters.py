@@ -76,6 +76,17 @@ def _readable_constant(value: ir.Value, sweep: Sweep) -> ir.Operation | None:
     return src
 
 
+def _fold_key(rewriter: str, src: ir.Operation, result_type: ir.Type, *extra) -> tuple | None:
+    """What a fold of constant ``src`` to ``result_type`` depends on, to reuse the folded
+    attribute within one pass run (programs broadcast and convert the same constants many
+    times); None for complex types, whose attributes must not reach Python."""
+    src_type = src.results[0].type
+    for t in (src_type, result_type):
+        if type_key(ir.ShapedType(t).element_type).startswith("complex"):
+            return None
+    return (rewriter, src.attributes["value"], result_type, *extra)
+
+
 def _dense_constant(value: ir.Value, sweep: Sweep) -> tuple[ir.Operation, np.ndarray] | None:
     """The defining constant op of ``value`` and its values, if it is a dense constant."""
     src = sweep.defining_op(value)
@@ -195,20 +206,27 @@ class ReplaceConvertsWithConstants(Rewriter):
     root = "convert"
 
     def rewrite(self, op, sweep):
-        found = _dense_constant(op.operands[0], sweep)
-        if found is None:
-            return "operand-not-constant"
-        _, values = found
         result_type = op.results[0].type
-        if static_shape(result_type) is None:
-            return "dynamic-shape"
-        try:
-            src_key = type_key(ir.ShapedType(op.operands[0].type).element_type)
-            dst_key = type_key(ir.ShapedType(result_type).element_type)
-            folded = convert_array(values, src_key, dst_key)
-        except (UnsupportedElementType, ValueError):
-            return "unsupported-element-type"
-        cst = sweep.constant(make_elements(folded, result_type), before=op)
+        src = _readable_constant(op.operands[0], sweep)
+        key = _fold_key(self.name, src, result_type) if src is not None else None
+        attr = sweep.folds.get(key) if key else None  # the same convert folded before
+        if attr is None:
+            found = _dense_constant(op.operands[0], sweep)
+            if found is None:
+                return "operand-not-constant"
+            _, values = found
+            if static_shape(result_type) is None:
+                return "dynamic-shape"
+            try:
+                src_key = type_key(ir.ShapedType(op.operands[0].type).element_type)
+                dst_key = type_key(ir.ShapedType(result_type).element_type)
+                folded = convert_array(values, src_key, dst_key)
+            except (UnsupportedElementType, ValueError):
+                return "unsupported-element-type"
+            attr = make_elements(folded, result_type)
+            if key:
+                sweep.folds[key] = attr
+        cst = sweep.constant(attr, before=op)
         sweep.replace(op, [cst.result])
         return None
 
@@ -423,14 +441,19 @@ class ReplaceBroadcastInDimWithConstants(Rewriter):
             return "dynamic-shape"
         if math.prod(out_shape) > self.budget:
             return "over-budget"
-        try:
-            values = np.asarray(constant_value(src))
-        except UnsupportedElementType:
-            return "operand-not-constant"
-        folded = broadcast_in_dim(
-            values, i64_values(op.attributes["broadcast_dimensions"]), out_shape
-        )
-        cst = sweep.constant(make_elements(folded, result_type), before=op)
+        dims = op.attributes["broadcast_dimensions"]
+        key = _fold_key(self.name, src, result_type, dims)
+        attr = sweep.folds.get(key) if key else None
+        if attr is None:
+            try:
+                values = np.asarray(constant_value(src))
+            except UnsupportedElementType:
+                return "operand-not-constant"
+            folded = broadcast_in_dim(values, i64_values(dims), out_shape)
+            attr = make_elements(folded, result_type)
+            if key:
+                sweep.folds[key] = attr
+        cst = sweep.constant(attr, before=op)
         sweep.replace(op, [cst.result])
         if not has_uses(src):
             sweep.erase(src)

@@ -55,6 +55,8 @@ class Sweep:
     # hash(op) (the Operation pointer) while it is alive; erasing invalidates that object,
     # which is how is_erased() knows.
     _objects: dict[int, ir.Operation] = field(default_factory=dict)
+    # Folded attributes by what they depend on (see penguin_rewriters._fold_key).
+    folds: dict[tuple, ir.Attribute] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.worklists = {k: [self.canon(op) for op in v] for k, v in self.worklists.items()}
