@@ -66,21 +66,11 @@ class VariantResult:
 
 def count_ops(module) -> tuple[int, int]:
     """(ops, convolutions) in every function body of ``module``."""
-    ops = convs = 0
-    stack = [module.operation]
-    while stack:
-        op = stack.pop()
-        for region in op.regions:
-            for block in region.blocks:
-                for child in block.operations:
-                    child = child.operation
-                    name = child.name
-                    if name not in ("func.func", "builtin.module"):
-                        ops += 1
-                    if name.endswith(".convolution"):
-                        convs += 1
-                    stack.append(child)
-    return ops, convs
+    from ..passes.canonicalize_for_penguin import ops_named_all
+
+    names = [op.name for op in ops_named_all(module.operation)]
+    ops = sum(name not in ("func.func", "builtin.module") for name in names)
+    return ops, sum(name.endswith(".convolution") for name in names)
 
 
 def specialize(text: str, types: list[str]) -> str:
@@ -98,19 +88,13 @@ def specialize(text: str, types: list[str]) -> str:
 def _drop_true_shape_assertions(module) -> None:
     from jaxlib.mlir import ir
 
+    from ..ir_util import ops_named
+
     with module.context:
-        found = []
-        stack = [module.operation]
-        while stack:
-            op = stack.pop()
-            for region in op.regions:
-                for block in region.blocks:
-                    for child in block.operations:
-                        stack.append(child.operation)
-                        if child.operation.name == "stablehlo.custom_call":
-                            target = ir.StringAttr(child.operation.attributes["call_target_name"])
-                            if target.value == "shape_assertion":
-                                found.append(child.operation)
+        found = [
+            op for op in ops_named(module, ["stablehlo.custom_call"])
+            if ir.StringAttr(op.attributes["call_target_name"]).value == "shape_assertion"
+        ]
         for op in found:
             pred = op.operands[0].owner
             value = pred.attributes["value"] if "value" in pred.attributes else None
