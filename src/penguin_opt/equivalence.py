@@ -298,33 +298,14 @@ def _resize_nearest_grad_reference(op, prefix: str, mode: str):
 # ---------------------------------------------------------------------------- inputs
 
 
-def dynamic_results(module_text: str) -> list[str]:
-    """The result types of the entry function that are not statically shaped."""
-    from jaxlib.mlir import ir
-
-    from .context import make_context
-    from .penguin_sort import parse_allowing_penguin_sorts
-
-    ctx = make_context()
-    with ctx, ir.Location.unknown(ctx):
-        module = parse_allowing_penguin_sorts(module_text, "program")
-        func = _main_func(module.operation)
-        ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
-        return [str(t) for t in ftype.results
-                if isinstance(t, ir.ShapedType) and not ir.ShapedType(t).has_static_shape]
-
-
 def main_signature(module_text: str) -> list[tuple[tuple[int, ...], str]]:
     """(shape, element type key) of each argument of @main."""
     return _signature(module_text)[0]
 
 
-def result_keys(module_text: str) -> list[str]:
-    """Element type key of each result of @main."""
-    return _signature(module_text)[1]
-
-
 def _signature(module_text: str):
+    """(argument (shape, element key) list, result element keys, dynamic result types) of
+    the entry function; NotCheckable unless every argument is a static tensor."""
     from jaxlib.mlir import ir
 
     from .context import make_context
@@ -344,7 +325,9 @@ def _signature(module_text: str):
             type_key(t.element_type) if isinstance(t, ir.RankedTensorType) else str(t)
             for t in ftype.results
         ]
-        return sig, keys
+        dynamic = [str(t) for t in ftype.results
+                   if isinstance(t, ir.ShapedType) and not ir.ShapedType(t).has_static_shape]
+        return sig, keys, dynamic
 
 
 def random_inputs(signature, seed: int) -> list[np.ndarray]:
@@ -669,10 +652,11 @@ def check(
     (interpreter, falling back to XLA when the interpreter cannot run the program).
     ``rtol``/``atol`` None: derived from the dtype and the largest reduction; both 0:
     bitwise comparison."""
-    sig_before, sig_after = main_signature(before), main_signature(after)
+    (sig_before, keys, dyn_before), (sig_after, _, dyn_after) = (
+        _signature(before), _signature(after))
     if sig_before != sig_after:
         raise NotCheckable(f"signatures differ: {sig_before} vs {sig_after}")
-    keys = result_keys(before)
+    dynamic = dyn_before + dyn_after
     input_sets = (
         inputs
         if inputs is not None
@@ -692,7 +676,7 @@ def check(
         try:
             reports.append(
                 _check_with(name, before, after, keys, input_sets, rtol, atol, (terms, operand_eps),
-                            resize_mode)
+                            resize_mode, dynamic)
             )
         except NotCheckable as err:
             if oracle != "auto":
@@ -700,7 +684,7 @@ def check(
             try:
                 report = _check_with(
                     "xla", before, after, keys, input_sets, rtol, atol, (terms, operand_eps),
-                    resize_mode
+                    resize_mode, dynamic
                 )
             except NotCheckable as err2:
                 raise NotCheckable(f"interpreter: {err}; xla: {err2}") from None
@@ -726,12 +710,10 @@ def _check_inputs(arrays, signature) -> None:
             )
 
 
-def _check_with(oracle, before, after, keys, input_sets, rtol, atol, terms, resize_mode):
-    if oracle == "xla":
-        for text in (before, after):
-            dynamic = dynamic_results(text)
-            if dynamic:  # XLA returns bounded dynamic results padded with garbage
-                raise NotCheckable(f"XLA cannot compare the dynamic result type {dynamic[0]}")
+def _check_with(oracle, before, after, keys, input_sets, rtol, atol, terms, resize_mode,
+                dynamic):
+    if oracle == "xla" and dynamic:  # XLA returns bounded dynamic results padded with garbage
+        raise NotCheckable(f"XLA cannot compare the dynamic result type {dynamic[0]}")
     split = oracle == "interpreter"
     run = interpret if oracle == "interpreter" else run_xla
     prog_a = prepare_isolated(before, resize_mode, split)
