@@ -196,13 +196,7 @@ def _native_pipeline_text(text: str, ctx: ir.Context) -> str:
 
 
 def _python_pass(p: ModulePass, state: RunState, failures: list[BaseException]):
-    def run(op, pass_):
-        try:
-            p.run(op.operation, state)
-        except BaseException as err:  # stash it: a Python exception must not cross C++
-            failures.append(err)
-            pass_.signal_pass_failure()
-
+    run = _guard(lambda module: p.run(module, state), failures)
     run.__name__ = p.name
     return run
 
@@ -214,17 +208,13 @@ def _verify_step(pass_names: list[str], failures: list[BaseException]):
     """Verify the module (penguin-aware); a failure blames ``pass_names``."""
     names = list(pass_names)
 
-    def run(op, pass_):
+    def verify(module: ir.Operation) -> None:
         try:
-            penguin_sort.verify(op.operation)
+            penguin_sort.verify(module)
         except ir.MLIRError as err:
-            failures.append(_verifier_failure(names, err))
-            pass_.signal_pass_failure()
-        except BaseException as err:
-            failures.append(err)
-            pass_.signal_pass_failure()
+            raise _verifier_failure(names, err) from None
 
-    return run
+    return _guard(verify, failures)
 
 
 def _verifier_failure(pass_names: list[str], err: ir.MLIRError) -> PassError:
@@ -240,6 +230,9 @@ def _verifier_failure(pass_names: list[str], err: ir.MLIRError) -> PassError:
 
 
 def _guard(fn, failures):
+    """``fn(module)`` as a PassManager callback: a Python exception must not cross into
+    C++, so it is stashed in ``failures`` and the pass signals failure."""
+
     def run(op, pass_):
         try:
             fn(op.operation)
