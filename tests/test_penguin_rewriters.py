@@ -248,3 +248,38 @@ def test_repeated_folds_reuse_the_folded_attribute():
     assert per["replaceConvertsWithConstants"].rewritten == 2
     assert len(sweeps[-1].folds) == 2  # one broadcast, one convert
     assert check(text, after).ok
+
+
+def test_each_fold_reads_its_constant_once(monkeypatch):
+    """A complex constant can only be told readable by reading it (from text, which costs a
+    clone and a print): the fold reuses that read. The legacy broadcast's remark ("operand
+    is not a constant") reads nothing."""
+    import penguin_opt.passes.penguin_rewriters as pr
+
+    reads = []
+    real = pr.constant_value
+
+    def counting(op):
+        reads.append(op.name)
+        return real(op)
+
+    monkeypatch.setattr(pr, "constant_value", counting)
+    text = """func.func @main() -> (tensor<2xcomplex<f64>>, tensor<3x2xcomplex<f32>>, tensor<4x2xf32>) {
+  %c = stablehlo.constant dense<[(1.5, -2.0), (0.25, 3.0)]> : tensor<2xcomplex<f32>>
+  %0 = stablehlo.convert %c : (tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f64>>
+  %d = stablehlo.constant dense<[(1.0, 2.0), (3.0, 4.0)]> : tensor<2xcomplex<f32>>
+  %1 = stablehlo.broadcast_in_dim %d, dims = [1] : (tensor<2xcomplex<f32>>) -> tensor<3x2xcomplex<f32>>
+  %e = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %2 = "stablehlo.broadcast"(%e) {broadcast_sizes = array<i64: 4>} : (tensor<2xf32>) -> tensor<4x2xf32>
+  return %0, %1, %2 : tensor<2xcomplex<f64>>, tensor<3x2xcomplex<f32>>, tensor<4x2xf32>
+}
+"""
+    after, result = _run(text, "stablehlo-canonicalize-for-penguin")
+    per = result.statistics["stablehlo-canonicalize-for-penguin"]
+    assert per["replaceConvertsWithConstants"].rewritten == 1
+    assert per["replaceBroadcastsWithBroadcastInDim"].rewritten == 1
+    assert per["replaceBroadcastInDimWithConstants"].rewritten == 2
+    # complex convert, complex broadcast_in_dim, the f32 broadcast_in_dim made from the
+    # legacy broadcast: one read each
+    assert len(reads) == 3, reads
+    assert check(text, after).ok

@@ -61,19 +61,22 @@ class Rewriter:
         raise NotImplementedError
 
 
-def _readable_constant(value: ir.Value, sweep: Sweep) -> ir.Operation | None:
-    """The defining constant op of ``value`` if ``_dense_constant`` would read it, decided
-    without reading the values (except for complex constants, which are read from text)."""
+def _readable_constant(
+    value: ir.Value, sweep: Sweep
+) -> tuple[ir.Operation, np.ndarray | None] | None:
+    """(the defining constant op of ``value``, None) if ``_dense_constant`` would read it,
+    decided without reading the values; for complex constants, which can only be told
+    readable by reading them (from text), (the op, its values)."""
     src = sweep.defining_op(value)
     if src is None or not sweep.dialect.is_op(src, "constant"):
         return None
     element = ir.ShapedType(src.results[0].type).element_type
     key = type_key(element)
     if key.startswith("complex"):
-        return src if _dense_constant(value, sweep) is not None else None
+        return _dense_constant(value, sweep)
     if key not in DTYPES or not isinstance(src.attributes["value"], ir.DenseElementsAttr):
         return None
-    return src
+    return src, None
 
 
 def _fold_key(rewriter: str, src: ir.Operation, result_type: ir.Type, *extra) -> tuple | None:
@@ -207,14 +210,18 @@ class ReplaceConvertsWithConstants(Rewriter):
 
     def rewrite(self, op, sweep):
         result_type = op.results[0].type
-        src = _readable_constant(op.operands[0], sweep)
-        key = _fold_key(self.name, src, result_type) if src is not None else None
+        readable = _readable_constant(op.operands[0], sweep)
+        if readable is None:
+            return "operand-not-constant"
+        src, values = readable
+        key = _fold_key(self.name, src, result_type)
         attr = sweep.folds.get(key) if key else None  # the same convert folded before
         if attr is None:
-            found = _dense_constant(op.operands[0], sweep)
-            if found is None:
-                return "operand-not-constant"
-            _, values = found
+            if values is None:
+                found = _dense_constant(op.operands[0], sweep)
+                if found is None:
+                    return "operand-not-constant"
+                _, values = found
             if static_shape(result_type) is None:
                 return "dynamic-shape"
             try:
@@ -398,7 +405,7 @@ class ReplaceBroadcastsWithBroadcastInDim(Rewriter):
             return "unranked-operand"
         if static_shape(op.results[0].type) is None:
             return "dynamic-shape"  # broadcast_in_dim requires a static result
-        if _dense_constant(operand, sweep) is None:
+        if _readable_constant(operand, sweep) is None:
             sweep.remark(op, "broadcast operand is not a constant; converted anyway")
         prefix = len(i64_values(op.attributes["broadcast_sizes"]))
         rank = ir.RankedTensorType(operand.type).rank
@@ -432,9 +439,10 @@ class ReplaceBroadcastInDimWithConstants(Rewriter):
 
     def rewrite(self, op, sweep):
         # The cheap tests first; the skip reasons are those of reading the values first.
-        src = _readable_constant(op.operands[0], sweep)
-        if src is None:
+        readable = _readable_constant(op.operands[0], sweep)
+        if readable is None:
             return "operand-not-constant"
+        src, values = readable
         result_type = op.results[0].type
         out_shape = static_shape(result_type)
         if out_shape is None:
@@ -445,10 +453,11 @@ class ReplaceBroadcastInDimWithConstants(Rewriter):
         key = _fold_key(self.name, src, result_type, dims)
         attr = sweep.folds.get(key) if key else None
         if attr is None:
-            try:
-                values = np.asarray(constant_value(src))
-            except UnsupportedElementType:
-                return "operand-not-constant"
+            if values is None:
+                try:
+                    values = np.asarray(constant_value(src))
+                except UnsupportedElementType:
+                    return "operand-not-constant"
             folded = broadcast_in_dim(values, i64_values(dims), out_shape)
             attr = make_elements(folded, result_type)
             if key:
