@@ -23,6 +23,7 @@ import platform
 import subprocess
 import sys
 import time
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -116,12 +117,18 @@ class ModuleResult:
     floor: dict[str, float] | None = None  # see measure_floor
 
     def floor_cpu(self, verify: bool = True) -> float:
-        """Seconds: the least binding work any implementation of both passes must do."""
+        """Seconds: the least binding work any implementation of both passes must do.
+
+        The ops the output has beyond the input (by name) created at the cheaper of a
+        create and a clone, those it lacks erased, for StableHLO a Python visit of every op
+        (removeDeadZeroSizedTensorOps must see each op's result types; the bindings have no
+        native filter for them), and one verification; nothing for reading operands or
+        attributes, arithmetic, RAUW, or setting attributes in place."""
         f = self.floor
-        t = (f["walk"] if self.dialect == "stablehlo" else 0.0) + (
-            f["creates"] * f["create_us"] + f["erases"] * f["erase_us"]
-            + f["rauws"] * f["rauw_us"]) * 1e-6
-        return t + (self.times["verify"].cpu if verify else 0.0)
+        edits = (f["creates"] * min(f["create_us"], f["clone_us"])
+                 + f["erases"] * f["erase_us"]) * 1e-6
+        walk = f["walk"] if self.dialect == "stablehlo" else 0.0
+        return edits + walk + (f["verify"] if verify else 0.0)
 
     def ratio(self, key: str, wall: bool = False) -> float:
         a, b = self.times[key], self.times["native canonicalize"]
@@ -142,8 +149,9 @@ def count_ops(module) -> int:
 
 
 def bench_module(name: str, dialect: str, text: str, reps: int, log,
-                 pass_reps: int | None = None, floor: bool = False) -> ModuleResult:
-    """Every timing of one module, in this process."""
+                 pass_reps: int | None = None, floor: Path | None = None) -> ModuleResult:
+    """Every timing of one module, in this process (and, given the module's ``floor``
+    path, its floor: see ``measure_floor``)."""
     from jaxlib.mlir import ir, passmanager
 
     from penguin_opt.context import make_context
@@ -184,13 +192,16 @@ def bench_module(name: str, dialect: str, text: str, reps: int, log,
         res.rewrites = sum(st.rewritten for per in state.statistics.values()
                            for st in per.values())
         log(f"  {name:>22s} {dialect:9s} {res.ops:,} ops, for-penguin rewrote {res.rewrites:,}")
-        if floor:
-            res.floor = measure_floor(master, dialect, reps)
+        if floor is not None:
+            res.floor = measure_floor(floor, master, dialect, reps)
             f = res.floor
-            log(f"  {name:>22s} {dialect:9s} floor: {f['creates']:,} creates, "
-                f"{f['erases']:,} erases, {f['rauws']:,} RAUWs; create/RAUW/erase "
-                f"{f['create_us']:.2f}/{f['rauw_us']:.2f}/{f['erase_us']:.2f} us, walk "
-                f"{f['walk'] / res.ops * 1e6:.2f} us/op")
+            if f:
+                log(f"  {name:>22s} {dialect:9s} floor: {f['creates']:,} creates, "
+                    f"{f['erases']:,} erases; create/clone/erase {f['create_us']:.2f}/"
+                    f"{f['clone_us']:.2f}/{f['erase_us']:.2f} us, walk "
+                    f"{f['walk'] / res.ops * 1e6:.2f} us/op, verify "
+                    f"{f['verify'] / res.ops * 1e6:.2f} us/op: "
+                    f"{res.floor_cpu() / res.ops * 1e6:.2f} us/op")
         # ``master`` is freed with its Python object (erase() would free a Module's op twice)
     return res
 
@@ -198,91 +209,107 @@ def bench_module(name: str, dialect: str, text: str, reps: int, log,
 # ------------------------------------------------------------------------------ floor
 
 
-def count_mutations(module, pipeline: str) -> dict[str, int]:
-    """Ops created and erased and values RAUW'd through the bindings by ``pipeline`` on
-    ``module`` (verification off: the penguin-aware verifier's own edits are not rewrites)."""
+def op_names(module) -> Counter:
+    """How many ops of each name ``module`` holds (nested ones included)."""
     from jaxlib.mlir import ir
 
+    names: Counter = Counter()
+
+    def visit(op):
+        names[op.name] += 1
+        return ir.WalkResult.ADVANCE
+
+    module.walk(visit)
+    return names
+
+
+def net_edits(module, pipeline: str) -> dict[str, int]:
+    """The creates and erases any implementation needs to turn ``module`` into what
+    ``pipeline`` makes of it: an op's name cannot change in place, so for each op name,
+    the ops the output has beyond the input's must be created and those it lacks erased.
+    (Ops our passes create and erase again, and ops rebuilt where an in-place edit would
+    do, are not counted.)"""
     from penguin_opt.pipeline import Pipeline
 
-    counts = {"creates": 0, "erases": 0, "rauws": 0}
-    patched = [(ir.Operation, "create", "creates", True),
-               (ir._OperationBase, "erase", "erases", False),
-               (ir.Value, "replace_all_uses_with", "rauws", False)]
-    saved = [(cls, attr, cls.__dict__[attr]) for cls, attr, _, _ in patched]
-
-    def counting(fn, key):
-        def wrapper(*args, **kwargs):
-            counts[key] += 1
-            return fn(*args, **kwargs)
-        return wrapper
-
-    try:
-        for cls, attr, key, static in patched:
-            fn = getattr(cls, attr)
-            setattr(cls, attr, staticmethod(counting(fn, key)) if static else counting(fn, key))
-        Pipeline(pipeline, verify="off").run(module)
-    finally:
-        for cls, attr, original in saved:
-            setattr(cls, attr, original)
-    return counts
+    before = op_names(module)
+    Pipeline(pipeline, verify="off").run(module)
+    after = op_names(module)
+    names = before.keys() | after.keys()
+    return {"creates": sum(max(0, after[n] - before[n]) for n in names),
+            "erases": sum(max(0, before[n] - after[n]) for n in names)}
 
 
-def measure_floor(master, dialect: str, reps: int) -> dict[str, float]:
-    """The least work through the bindings that both canonicalize passes need on ``master``.
-
-    * every rewrite edits the IR through the bindings: the ops created and erased and the
-      values RAUW'd by our passes (counted), each at the cheapest cost measured on this
-      module: replacing each ``add`` by a new ``add`` of the same operands (a create without
-      attributes, one RAUW, one erase);
-    * StableHLO only: removeDeadZeroSizedTensorOps must look at every op's result types, and
-      the bindings have no native filter for that, so Python must visit every op: a walk
-      whose callback does nothing;
-    * one ``module.verify()`` (added in ``ModuleResult.floor_cpu``, as native
-      ``canonicalize`` verifies too).
-    Nothing is counted for reading operands or attributes, or for any arithmetic.
-    """
+def floor_child(path: str, dialect: str, reps: str) -> None:
+    """(child) The cheapest binding costs on the module at ``path``, as JSON: a Python walk
+    with an empty callback, one ``verify()``, and per op a create (an ``add`` without
+    attributes, arguments read beforehand), a clone of a template op, an erase (of an op
+    without uses). Each the minimum of ``reps`` runs, with the garbage collector off, in a
+    fresh process (costs measured late in a long benchmark process come out higher)."""
     from jaxlib.mlir import ir
 
+    from penguin_opt.context import make_context
     from penguin_opt.ir_util import ops_named
+    from penguin_opt.penguin_sort import parse_text
 
-    floor: dict[str, float] = dict(count_mutations(master.clone(), pipelines(dialect)["both"]))
+    n_reps = int(reps)
+    best: dict[str, float] = {}
+
+    def keep(key: str, seconds: float) -> None:
+        best[key] = min(best.get(key, float("inf")), seconds)
+
     advance = ir.WalkResult.ADVANCE
-
-    def walk(op):
-        op.walk(lambda _op: advance, ir.WalkOrder.POST_ORDER)
-
-    floor["walk"] = measure(walk, reps=reps, setup=master.clone,
-                            teardown=lambda op: op.erase()).cpu
-    best = {"create_us": float("inf"), "rauw_us": float("inf"), "erase_us": float("inf")}
-    for _ in range(min(reps, 2)):
-        module = master.clone()
-        adds = ops_named(module, [f"{dialect}.add"])
-        # Everything but the three calls is read before the clock starts; each kind of
-        # call is timed as one loop (a clock read per call would cost more than a RAUW).
-        args = [(add.name, [add.results[0].type], list(add.operands), add.location)
-                for add in adds]
-        points = [ir.InsertionPoint(add) for add in adds]
+    with make_context(), ir.Location.unknown():
+        module = parse_text(Path(path).read_text(), path)
         gc.collect()
-        t0 = time.process_time()
-        news = [ir.Operation.create(name, results=types, operands=operands, loc=loc, ip=ip)
-                for (name, types, operands, loc), ip in zip(args, points, strict=True)]
-        t1 = time.process_time()
-        olds = [add.results[0] for add in adds]
-        values = [new.results[0] for new in news]
-        t2 = time.process_time()
-        for old, value in zip(olds, values, strict=True):
-            old.replace_all_uses_with(value)
-        t3 = time.process_time()
-        for add in adds:
-            add.erase()
-        t4 = time.process_time()
-        del olds, values, news, points, args
-        module.erase()
-        n = max(len(adds), 1)
-        for key, spent in (("create_us", t1 - t0), ("rauw_us", t3 - t2), ("erase_us", t4 - t3)):
-            best[key] = min(best[key], spent / n * 1e6)
-    floor.update(best)
+        gc.disable()
+        for _ in range(n_reps):
+            t0 = time.process_time()
+            module.walk(lambda _op: advance, ir.WalkOrder.POST_ORDER)
+            t1 = time.process_time()
+            module.verify()
+            keep("walk", t1 - t0)
+            keep("verify", time.process_time() - t1)
+            adds = ops_named(module, [f"{dialect}.add"])
+            args = [(add.name, [add.results[0].type], list(add.operands), add.location)
+                    for add in adds]
+            points = [ir.InsertionPoint(add) for add in adds]
+            template = adds[0]
+            t0 = time.process_time()
+            news = [ir.Operation.create(name, results=types, operands=operands, loc=loc,
+                                        ip=ip)
+                    for (name, types, operands, loc), ip in zip(args, points, strict=True)]
+            t1 = time.process_time()
+            clones = [template.clone(ip=ip) for ip in points]
+            t2 = time.process_time()
+            for op in news:
+                op.erase()
+            t3 = time.process_time()
+            for op in clones:
+                op.erase()
+            n = len(adds)
+            keep("create_us", (t1 - t0) / n * 1e6)
+            keep("clone_us", (t2 - t1) / n * 1e6)
+            keep("erase_us", (t3 - t2) / n * 1e6)
+            del news, clones, points, args, adds, template
+        gc.enable()
+    print(json.dumps(best))
+
+
+def measure_floor(path: Path, master, dialect: str, reps: int) -> dict[str, float] | None:
+    """The least work through the bindings that any implementation of both canonicalize
+    passes needs on ``master`` (read from ``path``); see ``ModuleResult.floor_cpu``."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchmarks.run", "--floor-child", str(path), dialect,
+         str(max(reps, 5))],
+        cwd=ROOT, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    if proc.returncode != 0:
+        print(proc.stderr, file=sys.stderr)
+        return None
+    floor = json.loads(proc.stdout.strip().splitlines()[-1])
+    clone = master.clone()
+    floor.update(net_edits(clone, pipelines(dialect)["both"]))
+    clone.erase()
     return floor
 
 
@@ -516,27 +543,29 @@ def report(results: list[ModuleResult], folds: list[FoldResult], info: dict, arg
     floor_rows = [r for r in results if r.floor]
     if floor_rows:
         w("### Floor: the least work these bindings allow\n")
-        w("What any implementation of both canonicalize passes on jaxlib's Python bindings "
-          "must spend at least (`measure_floor` in `benchmarks/run.py`): the ops our passes "
-          "create and erase and the values they RAUW (counted in a run with verification "
-          "off), each at the cheapest cost measured on the same module (replacing each "
-          "`add` by a new `add`: a create without attributes, a RAUW, an erase, each timed as "
-          "one loop over all the adds, arguments read beforehand); for StableHLO a Python "
-          "walk with an empty callback (removeDeadZeroSizedTensorOps must see every op's "
-          "result types and the bindings have no native filter for them); and one "
-          "`module.verify()`, as native `canonicalize` verifies. Nothing is counted for "
-          "reading operands or attributes or for arithmetic. µs per op unless marked; "
-          "`target` is the smaller of 3 µs/op and 0.5x native canonicalize.\n")
-        w("| module | dialect | creates | erases | RAUWs | create / RAUW / erase µs | walk "
-          "| verify | floor | floor without verify | target | both (measured) |")
-        w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        w("What any implementation of both canonicalize passes must spend at least when it "
+          "edits the IR through jaxlib's Python bindings (`measure_floor` in "
+          "`benchmarks/run.py`). Edits: an op's name cannot change in place, so for each op "
+          "name the ops the output has beyond the input must be created and those it lacks "
+          "erased (`creates`, `erases`), each at the cheapest price measured on the same "
+          "module in a fresh process (create or clone: an `add` without attributes, "
+          "arguments read beforehand; erase: an op without uses; minimum of 5 runs, garbage "
+          "collector off). For StableHLO a Python walk with an empty callback: "
+          "removeDeadZeroSizedTensorOps must see every op's result types, and the bindings "
+          "have no native filter for them. One `module.verify()` of the input (the output is "
+          "larger), as native `canonicalize` verifies too. Nothing is charged for reading "
+          "operands, attributes or constants, for arithmetic, for RAUW, or for edits in "
+          "place. µs per op unless marked; `target` is the smaller of 3 µs/op and 0.5x "
+          "native canonicalize.\n")
+        w("| module | dialect | creates | erases | create / clone / erase µs | walk | verify "
+          "| floor | floor without verify | target | both (measured) |")
+        w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for r in floor_rows:
             f = r.floor
             walk = f"{f['walk'] / r.ops * 1e6:.2f}" if r.dialect == "stablehlo" else "-"
             w(f"| {r.name} | {r.dialect} | {f['creates']:,} | {f['erases']:,} | "
-              f"{f['rauws']:,} | {f['create_us']:.2f} / {f['rauw_us']:.2f} / "
-              f"{f['erase_us']:.2f} | {walk} | {r.times['verify'].us(r.ops):.2f} | "
-              f"**{r.floor_cpu() / r.ops * 1e6:.2f}** | "
+              f"{f['create_us']:.2f} / {f['clone_us']:.2f} / {f['erase_us']:.2f} | {walk} | "
+              f"{f['verify'] / r.ops * 1e6:.2f} | **{r.floor_cpu() / r.ops * 1e6:.2f}** | "
               f"{r.floor_cpu(verify=False) / r.ops * 1e6:.2f} | {target_us(r):.2f} | "
               f"{r.times['both'].us(r.ops):.2f} |")
         w("")
@@ -699,9 +728,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--report-from", metavar="JSON",
                     help="rebuild the report from a saved run (last_run.json in the cache)")
     ap.add_argument("--memory-child", nargs=2, help=argparse.SUPPRESS)
+    ap.add_argument("--floor-child", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.memory_child:
         memory_child(*args.memory_child)
+        return 0
+    if args.floor_child:
+        floor_child(*args.floor_child)
         return 0
     args.dialects = [d.strip() for d in args.dialects.split(",") if d.strip()]
     if args.report_from:
@@ -734,7 +767,7 @@ def main(argv: list[str] | None = None) -> int:
             reps = args.reps or (5 if n <= 10_000 else 3 if n <= 100_000 else 2)
             pass_reps = args.reps or (1 if n >= 1_000_000 else reps)
             res = bench_module(f"synthetic {size_label(n)}", dialect, path.read_text(), reps, log,
-                               pass_reps, floor=not args.no_floor)
+                               pass_reps, floor=None if args.no_floor else path)
             if not args.no_memory:
                 res.memory = measure_memory(path, pipelines(dialect)["pipeline"])
                 if res.memory:

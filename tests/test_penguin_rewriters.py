@@ -253,7 +253,8 @@ def test_repeated_folds_reuse_the_folded_attribute():
 def test_each_fold_reads_its_constant_once(monkeypatch):
     """A complex constant can only be told readable by reading it (from text, which costs a
     clone and a print): the fold reuses that read. The legacy broadcast's remark ("operand
-    is not a constant") reads nothing."""
+    is not a constant") reads nothing for a non-complex operand (a complex one is read to
+    tell, as the folds do)."""
     import penguin_opt.passes.penguin_rewriters as pr
 
     reads = []
