@@ -50,6 +50,7 @@ def test_floor_stays_below_the_passes(small_run, monkeypatch):
     for raw in data["results"]:
         r = ModuleResult(**{**raw, "times": {k: Timing(**t) for k, t in raw["times"].items()}})
         f = r.floor
+        assert f, f"no floor for {r.name} {r.dialect} (the floor child failed)"
         assert f["creates"] > 0 and f["erases"] > 0
         for key in ("create_us", "clone_us", "erase_us"):
             assert 0 < f[key] < 1000, key
@@ -89,3 +90,50 @@ def test_net_edits_count_what_the_output_changes_by_name(monkeypatch):
     assert names["stablehlo.constant"] == 3 and names["stablehlo.convert"] == 0
     assert names["stablehlo.broadcast"] == 0 and names["stablehlo.broadcast_in_dim"] == 0
     assert edits == {"creates": 2, "erases": 2}
+
+
+def test_floor_arithmetic(monkeypatch):
+    """floor_cpu: creates at the cheaper of create and clone, erases, the walk for StableHLO
+    only, and the cheaper of the two verifications (or none)."""
+    monkeypatch.syspath_prepend(str(ROOT))
+    from benchmarks.run import ModuleResult, Timing
+
+    floor = {"creates": 1000, "erases": 400, "create_us": 3.0, "clone_us": 2.0,
+             "erase_us": 0.5, "walk": 0.010, "verify": 0.004}
+    times = {"verify": Timing(0.003, 0.003)}
+    edits = (1000 * 2.0 + 400 * 0.5) * 1e-6
+    shlo = ModuleResult("m", "stablehlo", 10_000, dict(times), floor=dict(floor))
+    mhlo = ModuleResult("m", "mhlo", 10_000, dict(times), floor=dict(floor))
+    assert shlo.floor_cpu() == pytest.approx(edits + 0.010 + 0.003)
+    assert shlo.floor_cpu(verify=False) == pytest.approx(edits + 0.010)
+    assert mhlo.floor_cpu() == pytest.approx(edits + 0.003)
+    assert mhlo.floor_cpu(verify=False) == pytest.approx(edits)
+    mhlo.times["verify"] = Timing(0.009, 0.009)
+    assert mhlo.floor_cpu() == pytest.approx(edits + 0.004)
+
+
+REGION = """func.func @main(%g: tensor<1x4x4x1xf32>) -> tensor<1x2x2x1xf32> {
+  %0 = stablehlo.custom_call @ResizeNearestGrad(%g) {backend_config = ""} : (tensor<1x4x4x1xf32>) -> tensor<1x2x2x1xf32>
+  return %0 : tensor<1x2x2x1xf32>
+}
+"""
+
+
+def test_net_edits_do_not_count_ops_inside_created_regions(monkeypatch):
+    """A ResizeNearestGrad lowering creates a reduce_window whose body (an add and a
+    return) comes with it from one clone: only the top-level ops count."""
+    monkeypatch.syspath_prepend(str(ROOT))
+    from jaxlib.mlir import ir
+
+    from benchmarks.run import net_edits, op_names
+    from penguin_opt.context import make_context
+    from penguin_opt.penguin_sort import parse_text
+
+    with make_context(), ir.Location.unknown():
+        module = parse_text(REGION, "region")
+        edits = net_edits(module, "stablehlo-canonicalize-for-penguin")
+        names = op_names(module)
+    assert names["stablehlo.reduce_window"] == 1 and names["stablehlo.custom_call"] == 0
+    assert "stablehlo.add" not in names  # inside the reduce_window's body
+    created = sum(n for name, n in names.items() if name != "func.return")
+    assert edits == {"creates": created, "erases": 1}
