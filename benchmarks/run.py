@@ -205,10 +205,29 @@ def bench_module(name: str, dialect: str, text: str, reps: int, log,
                     f"{f['erases']:,} erases; create/clone/erase {f['create_us']:.2f}/"
                     f"{f['clone_us']:.2f}/{f['erase_us']:.2f} us, walk "
                     f"{f['walk'] / res.ops * 1e6:.2f} us/op, verify "
-                    f"{f['verify'] / res.ops * 1e6:.2f} us/op: "
+                    f"{res.floor_verify() / res.ops * 1e6:.2f} us/op: "
                     f"{res.floor_cpu() / res.ops * 1e6:.2f} us/op")
         # ``master`` is freed with its Python object (erase() would free a Module's op twice)
     return res
+
+
+# ------------------------------------------------------------------------------ children
+
+
+def run_child(flag: str, *args: str) -> dict[str, float] | None:
+    """``python -m benchmarks.run <flag> <args>`` in a fresh process: the JSON object on the
+    last line of its output, or None (with the child's stderr shown) if it failed."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchmarks.run", flag, *args],
+        cwd=ROOT, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=3600,
+    )
+    try:
+        return json.loads(proc.stdout.strip().splitlines()[-1])
+    except (IndexError, ValueError):
+        print(f"{flag} {' '.join(args)}: the child failed (exit {proc.returncode})\n"
+              f"{proc.stderr}", file=sys.stderr)
+        return None
 
 
 # ------------------------------------------------------------------------------ floor
@@ -263,8 +282,14 @@ def floor_child(path: str, dialect: str, reps: str) -> None:
     advance = ir.WalkResult.ADVANCE
     with make_context(), ir.Location.unknown():
         module = parse_text(Path(path).read_text(), path)
-        if not ops_named(module, [f"{dialect}.add"]):
+        adds = ops_named(module, [f"{dialect}.add"])
+        if not adds:
             raise SystemExit(f"{path}: no {dialect}.add to price the edits on")
+        # The same every run: each run's new ops are erased again.
+        args = [(add.name, [add.results[0].type], list(add.operands), add.location)
+                for add in adds]
+        points = [ir.InsertionPoint(add) for add in adds]
+        template, n = adds[0], len(adds)
         gc.collect()
         gc.disable()
         for _ in range(n_reps):
@@ -274,11 +299,6 @@ def floor_child(path: str, dialect: str, reps: str) -> None:
             module.verify()
             keep("walk", t1 - t0)
             keep("verify", time.process_time() - t1)
-            adds = ops_named(module, [f"{dialect}.add"])
-            args = [(add.name, [add.results[0].type], list(add.operands), add.location)
-                    for add in adds]
-            points = [ir.InsertionPoint(add) for add in adds]
-            template = adds[0]
             t0 = time.process_time()
             news = [ir.Operation.create(name, results=types, operands=operands, loc=loc,
                                         ip=ip)
@@ -291,11 +311,11 @@ def floor_child(path: str, dialect: str, reps: str) -> None:
             t3 = time.process_time()
             for op in clones:
                 op.erase()
-            n = len(adds)
             keep("create_us", (t1 - t0) / n * 1e6)
             keep("clone_us", (t2 - t1) / n * 1e6)
             keep("erase_us", (t3 - t2) / n * 1e6)
-            del news, clones, points, args, adds, template
+            del news, clones
+        del points, args, adds, template
         gc.enable()
     print(json.dumps(best))
 
@@ -303,17 +323,8 @@ def floor_child(path: str, dialect: str, reps: str) -> None:
 def measure_floor(path: Path, master, dialect: str, reps: int) -> dict[str, float] | None:
     """The least work through the bindings that any implementation of both canonicalize
     passes needs on ``master`` (read from ``path``); see ``ModuleResult.floor_cpu``."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "benchmarks.run", "--floor-child", str(path), dialect,
-         str(max(reps, 5))],
-        cwd=ROOT, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
-        timeout=3600,
-    )
-    try:
-        floor = json.loads(proc.stdout.strip().splitlines()[-1])
-    except (IndexError, ValueError):
-        print(f"floor of {path}: the child failed (exit {proc.returncode})\n{proc.stderr}",
-              file=sys.stderr)
+    floor = run_child("--floor-child", str(path), dialect, str(max(reps, 5)))
+    if floor is None:
         return None
     clone = master.clone()
     try:
@@ -376,14 +387,7 @@ def memory_child(path: str, pipeline: str) -> None:
 
 
 def measure_memory(path: Path, pipeline: str) -> dict[str, float] | None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "benchmarks.run", "--memory-child", str(path), pipeline],
-        cwd=ROOT, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-    if proc.returncode != 0:
-        print(proc.stderr, file=sys.stderr)
-        return None
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return run_child("--memory-child", str(path), pipeline)
 
 
 # ------------------------------------------------------------------------------ folds
