@@ -79,6 +79,18 @@ def _readable_constant(
     return src, None
 
 
+def _values(src: ir.Operation, values: np.ndarray | None) -> np.ndarray | None:
+    """The values of constant ``src``: ``values`` if ``_readable_constant`` read them
+    already, else read now (None if they cannot be read)."""
+    if values is not None:
+        return values
+    try:
+        read = constant_value(src)
+    except UnsupportedElementType:
+        return None
+    return None if read is None else np.asarray(read)
+
+
 def _fold_key(rewriter: str, src: ir.Operation, result_type: ir.Type, *extra) -> tuple | None:
     """What a fold of constant ``src`` to ``result_type`` depends on, to reuse the folded
     attribute within one pass run (programs broadcast and convert the same constants many
@@ -217,11 +229,9 @@ class ReplaceConvertsWithConstants(Rewriter):
         key = _fold_key(self.name, src, result_type)
         attr = sweep.folds.get(key) if key else None  # the same convert folded before
         if attr is None:
+            values = _values(src, values)
             if values is None:
-                found = _dense_constant(op.operands[0], sweep)
-                if found is None:
-                    return "operand-not-constant"
-                _, values = found
+                return "operand-not-constant"
             if static_shape(result_type) is None:
                 return "dynamic-shape"
             try:
@@ -453,11 +463,9 @@ class ReplaceBroadcastInDimWithConstants(Rewriter):
         key = _fold_key(self.name, src, result_type, dims)
         attr = sweep.folds.get(key) if key else None
         if attr is None:
+            values = _values(src, values)
             if values is None:
-                try:
-                    values = np.asarray(constant_value(src))
-                except UnsupportedElementType:
-                    return "operand-not-constant"
+                return "operand-not-constant"
             folded = broadcast_in_dim(values, i64_values(dims), out_shape)
             attr = make_elements(folded, result_type)
             if key:
