@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -137,3 +138,44 @@ def test_net_edits_do_not_count_ops_inside_created_regions(monkeypatch):
     assert "stablehlo.add" not in names  # inside the reduce_window's body
     created = sum(n for name, n in names.items() if name != "func.return")
     assert edits == {"creates": created, "erases": 1}
+
+
+# ------------------------------------------------------------------ the native probe
+
+
+@pytest.mark.skipif(shutil.which(os.environ.get("CC", "cc")) is None,
+                    reason="the native probe compiles a C file; no C compiler here")
+def test_native_probe_runs_and_checks_itself(tmp_path):
+    """`python -m benchmarks.native_probe` on the 1k modules: it exits 0 only if every
+    count the native side reports equals the bindings' own (ops walked, ops priced,
+    zero-sized matches against the StableHLO pass's statistic) and the module verifies and
+    prints the same after the native edits."""
+    env = {**os.environ, "PENGUIN_BENCH_CACHE": str(tmp_path)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchmarks.native_probe", "--sizes", "1k", "--reps", "1"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rows = [line for line in proc.stdout.splitlines() if line.startswith("| synthetic 1k")]
+    assert [row.split("|")[2].strip() for row in rows] == ["stablehlo", "mhlo"]
+    data = json.loads(proc.stdout.splitlines()[0].split(": ", 1)[1])
+    assert data["ops"] == 1059 and data["zero_sized"] == 22 and data["adds"] > 0
+    # the native walk is the cheap one; a wrong address would have crashed or miscounted
+    assert 0 < data["native_walk"] < data["python_walk"]
+
+
+def test_elf_reader_finds_local_functions_and_refuses_the_rest(monkeypatch, tmp_path):
+    monkeypatch.syspath_prepend(str(ROOT))
+    from benchmarks.native_probe import ProbeError, elf_functions, jaxlib_library
+
+    lib = jaxlib_library()
+    found = elf_functions(lib, ["mlirOperationWalk", "mlirOperationGetName"])
+    assert len(set(found.values())) == 2 and all(v > 0 for v in found.values())
+    with pytest.raises(ProbeError, match="mlirNoSuchFunction defined 0 times"):
+        elf_functions(lib, ["mlirNoSuchFunction"])
+    with pytest.raises(ProbeError, match="mlirOperationWalk defined 0 times"):
+        elf_functions(lib, ["mlirOperationWalk"], table=11)  # local: not exported
+    text = tmp_path / "not.so"
+    text.write_text("hello")
+    with pytest.raises(ProbeError, match="not a 64-bit little-endian ELF"):
+        elf_functions(text, ["x"])

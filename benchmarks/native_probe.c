@@ -1,0 +1,214 @@
+/* Prices of the per-op work of our passes when done natively, through MLIR's C API.
+ *
+ * Built and driven by benchmarks/native_probe.py (read its docstring first). jaxlib
+ * exports no MLIR C API, but its one native library holds the C API functions as local
+ * symbols; the Python side finds their addresses in the library's symbol table and
+ * passes them here in `struct Api`, so this file includes no MLIR header and links
+ * against nothing. The declarations below restate the C API's types (mlir-c/IR.h):
+ * every handle is a struct holding one pointer.
+ *
+ * All times are process CPU seconds (clock_gettime(CLOCK_PROCESS_CPUTIME_ID)).
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct { void *ptr; } MlirOperation;
+typedef struct { void *ptr; } MlirIdentifier;
+typedef struct { void *ptr; } MlirValue;
+typedef struct { void *ptr; } MlirType;
+typedef struct { void *ptr; } MlirLocation;
+typedef struct { void *ptr; } MlirBlock;
+typedef struct { void *ptr; } MlirRegion;
+typedef struct { void *ptr; } MlirAttribute;
+typedef struct { const char *data; size_t length; } MlirStringRef;
+typedef struct { MlirIdentifier name; MlirAttribute attribute; } MlirNamedAttribute;
+typedef struct {
+  MlirStringRef name;
+  MlirLocation location;
+  intptr_t nResults;
+  MlirType *results;
+  intptr_t nOperands;
+  MlirValue *operands;
+  intptr_t nRegions;
+  MlirRegion *regions;
+  intptr_t nSuccessors;
+  MlirBlock *successors;
+  intptr_t nAttributes;
+  MlirNamedAttribute *attributes;
+  bool enableResultTypeInference;
+} MlirOperationState;
+
+typedef int MlirWalkResult; /* 0 = advance */
+typedef MlirWalkResult (*WalkCallback)(MlirOperation, void *);
+
+/* The C API functions used, in the order native_probe.py's API_FUNCTIONS lists them. */
+struct Api {
+  void (*walk)(MlirOperation, WalkCallback, void *, int);
+  MlirIdentifier (*get_name)(MlirOperation);
+  MlirStringRef (*identifier_str)(MlirIdentifier);
+  intptr_t (*num_results)(MlirOperation);
+  MlirValue (*get_result)(MlirOperation, intptr_t);
+  MlirType (*value_type)(MlirValue);
+  bool (*is_shaped)(MlirType);
+  bool (*has_static_shape)(MlirType);
+  intptr_t (*rank)(MlirType);
+  int64_t (*dim)(MlirType, intptr_t);
+  intptr_t (*num_operands)(MlirOperation);
+  MlirValue (*get_operand)(MlirOperation, intptr_t);
+  MlirLocation (*get_location)(MlirOperation);
+  MlirBlock (*get_block)(MlirOperation);
+  MlirOperationState (*state_get)(MlirStringRef, MlirLocation);
+  void (*state_add_results)(MlirOperationState *, intptr_t, const MlirType *);
+  void (*state_add_operands)(MlirOperationState *, intptr_t, const MlirValue *);
+  MlirOperation (*create)(MlirOperationState *);
+  void (*insert_before)(MlirBlock, MlirOperation, MlirOperation);
+  void (*destroy)(MlirOperation);
+  void (*replace_all_uses)(MlirValue, MlirValue);
+};
+
+static double cpu_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static bool name_is(MlirStringRef s, const char *name) {
+  size_t n = strlen(name);
+  return s.length == n && memcmp(s.data, name, n) == 0;
+}
+
+/* ------------------------------------------------------------------ walks */
+
+struct WalkState {
+  const struct Api *api;
+  const char *prefix; /* "stablehlo." */
+  long ops, zero_sized;
+};
+
+static MlirWalkResult count_op(MlirOperation op, void *data) {
+  ((struct WalkState *)data)->ops++;
+  (void)op;
+  return 0;
+}
+
+/* Ops a zero-sized result does not make dead (penguin_rewriters._EFFECTFUL). */
+static const char *const EFFECTFUL[] = {
+    "custom_call", "send", "recv", "infeed", "outfeed", "rng", "rng_bit_generator",
+    "all_reduce", "all_gather", "all_to_all", "reduce_scatter", "collective_permute",
+    "collective_broadcast", "partition_id", "replica_id", "after_all", "create_token",
+    "optimization_barrier", "while", "if", "case", "return", "constant", NULL};
+
+/* RemoveDeadZeroSizedTensorOps' match, as penguin_rewriters.py states it: an op of the
+ * dialect, not effectful, with results, every result a static shape with a 0 dim. */
+static MlirWalkResult scan_op(MlirOperation op, void *data) {
+  struct WalkState *w = data;
+  const struct Api *a = w->api;
+  w->ops++;
+  MlirStringRef name = a->identifier_str(a->get_name(op));
+  size_t plen = strlen(w->prefix);
+  if (name.length <= plen || memcmp(name.data, w->prefix, plen) != 0) return 0;
+  intptr_t n = a->num_results(op);
+  if (n == 0) return 0;
+  for (intptr_t i = 0; i < n; i++) {
+    MlirType t = a->value_type(a->get_result(op, i));
+    if (!a->is_shaped(t) || !a->has_static_shape(t)) return 0;
+    bool zero = false;
+    for (intptr_t d = 0, r = a->rank(t); d < r && !zero; d++) zero = a->dim(t, d) == 0;
+    if (!zero) return 0;
+  }
+  MlirStringRef mnemonic = {name.data + plen, name.length - plen};
+  for (const char *const *e = EFFECTFUL; *e; e++)
+    if (name_is(mnemonic, *e)) return 0;
+  w->zero_sized++;
+  return 0;
+}
+
+/* out: [ops, seconds] */
+void probe_walk(const struct Api *api, void *root, double *out) {
+  struct WalkState w = {api, "", 0, 0};
+  MlirOperation op = {root};
+  double t0 = cpu_seconds();
+  api->walk(op, count_op, &w, 1 /* post-order */);
+  out[0] = (double)w.ops;
+  out[1] = cpu_seconds() - t0;
+}
+
+/* out: [ops, zero-sized matches, seconds] */
+void probe_scan(const struct Api *api, void *root, const char *prefix, double *out) {
+  struct WalkState w = {api, prefix, 0, 0};
+  MlirOperation op = {root};
+  double t0 = cpu_seconds();
+  api->walk(op, scan_op, &w, 1 /* post-order */);
+  out[0] = (double)w.ops;
+  out[1] = (double)w.zero_sized;
+  out[2] = cpu_seconds() - t0;
+}
+
+/* ------------------------------------------------------------------ edits */
+
+struct Collect {
+  const struct Api *api;
+  const char *name;
+  MlirOperation *ops;
+  long n, cap;
+};
+
+static MlirWalkResult collect_op(MlirOperation op, void *data) {
+  struct Collect *c = data;
+  if (!name_is(c->api->identifier_str(c->api->get_name(op)), c->name)) return 0;
+  if (c->n == c->cap) {
+    c->cap = c->cap ? 2 * c->cap : 1024;
+    c->ops = realloc(c->ops, (size_t)c->cap * sizeof(MlirOperation));
+  }
+  c->ops[c->n++] = op;
+  return 0;
+}
+
+/* The edit prices, on every op named `name` (an elementwise op with two operands and one
+ * result): before each, create an op of the same name, operands, result type and location
+ * (as the Python floor's create does); redirect the uses of the original's result to the
+ * new op's and back (two RAUWs); erase the new ops (they have no uses then). The module
+ * is left as it was.
+ * out: [ops priced, create s, rauw s (both directions), erase s]; returns 0, or -1 when
+ * an op named `name` is not of that form. */
+int probe_edits(const struct Api *api, void *root, const char *name, double *out) {
+  struct Collect c = {api, name, NULL, 0, 0};
+  MlirOperation top = {root};
+  api->walk(top, collect_op, &c, 1);
+  MlirOperation *news = malloc((size_t)(c.n ? c.n : 1) * sizeof(MlirOperation));
+  MlirStringRef sname = {name, strlen(name)};
+  int status = 0;
+  for (long i = 0; i < c.n; i++)
+    if (api->num_operands(c.ops[i]) != 2 || api->num_results(c.ops[i]) != 1) status = -1;
+  if (status == 0) {
+    double t0 = cpu_seconds();
+    for (long i = 0; i < c.n; i++) {
+      MlirOperation old = c.ops[i];
+      MlirValue operands[2] = {api->get_operand(old, 0), api->get_operand(old, 1)};
+      MlirType type = api->value_type(api->get_result(old, 0));
+      MlirOperationState state = api->state_get(sname, api->get_location(old));
+      api->state_add_results(&state, 1, &type);
+      api->state_add_operands(&state, 2, operands);
+      news[i] = api->create(&state);
+      api->insert_before(api->get_block(old), old, news[i]);
+    }
+    double t1 = cpu_seconds();
+    for (long i = 0; i < c.n; i++)
+      api->replace_all_uses(api->get_result(c.ops[i], 0), api->get_result(news[i], 0));
+    for (long i = 0; i < c.n; i++)
+      api->replace_all_uses(api->get_result(news[i], 0), api->get_result(c.ops[i], 0));
+    double t2 = cpu_seconds();
+    for (long i = 0; i < c.n; i++) api->destroy(news[i]);
+    double t3 = cpu_seconds();
+    out[0] = (double)c.n;
+    out[1] = t1 - t0;
+    out[2] = t2 - t1;
+    out[3] = t3 - t2;
+  }
+  free(news);
+  free(c.ops);
+  return status;
+}
