@@ -52,9 +52,9 @@ struct Api {
   intptr_t (*num_results)(MlirOperation);
   MlirValue (*get_result)(MlirOperation, intptr_t);
   MlirType (*value_type)(MlirValue);
-  bool (*is_shaped)(MlirType);
+  bool (*is_ranked_tensor)(MlirType);
   bool (*has_static_shape)(MlirType);
-  intptr_t (*rank)(MlirType);
+  int64_t (*rank)(MlirType);
   int64_t (*dim)(MlirType, intptr_t);
   intptr_t (*num_operands)(MlirOperation);
   MlirValue (*get_operand)(MlirOperation, intptr_t);
@@ -84,7 +84,8 @@ static bool name_is(MlirStringRef s, const char *name) {
 
 struct WalkState {
   const struct Api *api;
-  const char *prefix; /* "stablehlo." */
+  const char *prefix;             /* "stablehlo." */
+  const char *const *effectful;   /* mnemonics, NULL-terminated (from Python) */
   long ops, zero_sized;
 };
 
@@ -94,15 +95,9 @@ static MlirWalkResult count_op(MlirOperation op, void *data) {
   return 0;
 }
 
-/* Ops a zero-sized result does not make dead (penguin_rewriters._EFFECTFUL). */
-static const char *const EFFECTFUL[] = {
-    "custom_call", "send", "recv", "infeed", "outfeed", "rng", "rng_bit_generator",
-    "all_reduce", "all_gather", "all_to_all", "reduce_scatter", "collective_permute",
-    "collective_broadcast", "partition_id", "replica_id", "after_all", "create_token",
-    "optimization_barrier", "while", "if", "case", "return", "constant", NULL};
-
 /* RemoveDeadZeroSizedTensorOps' match, as penguin_rewriters.py states it: an op of the
- * dialect, not effectful, with results, every result a static shape with a 0 dim. */
+ * dialect, not effectful (the rewriter's own list, passed in), with results, every result
+ * a ranked tensor of static shape with a 0 dim. */
 static MlirWalkResult scan_op(MlirOperation op, void *data) {
   struct WalkState *w = data;
   const struct Api *a = w->api;
@@ -114,21 +109,23 @@ static MlirWalkResult scan_op(MlirOperation op, void *data) {
   if (n == 0) return 0;
   for (intptr_t i = 0; i < n; i++) {
     MlirType t = a->value_type(a->get_result(op, i));
-    if (!a->is_shaped(t) || !a->has_static_shape(t)) return 0;
+    if (!a->is_ranked_tensor(t) || !a->has_static_shape(t)) return 0;
     bool zero = false;
-    for (intptr_t d = 0, r = a->rank(t); d < r && !zero; d++) zero = a->dim(t, d) == 0;
+    for (int64_t d = 0, r = a->rank(t); d < r && !zero; d++) zero = a->dim(t, d) == 0;
     if (!zero) return 0;
   }
   MlirStringRef mnemonic = {name.data + plen, name.length - plen};
-  for (const char *const *e = EFFECTFUL; *e; e++)
+  for (const char *const *e = w->effectful; *e; e++)
     if (name_is(mnemonic, *e)) return 0;
   w->zero_sized++;
   return 0;
 }
 
 /* out: [ops, seconds] */
+int probe_api_size(void) { return (int)(sizeof(struct Api) / sizeof(void *)); }
+
 void probe_walk(const struct Api *api, void *root, double *out) {
-  struct WalkState w = {api, "", 0, 0};
+  struct WalkState w = {api, "", NULL, 0, 0};
   MlirOperation op = {root};
   double t0 = cpu_seconds();
   api->walk(op, count_op, &w, 1 /* post-order */);
@@ -137,8 +134,9 @@ void probe_walk(const struct Api *api, void *root, double *out) {
 }
 
 /* out: [ops, zero-sized matches, seconds] */
-void probe_scan(const struct Api *api, void *root, const char *prefix, double *out) {
-  struct WalkState w = {api, prefix, 0, 0};
+void probe_scan(const struct Api *api, void *root, const char *prefix,
+                const char *const *effectful, double *out) {
+  struct WalkState w = {api, prefix, effectful, 0, 0};
   MlirOperation op = {root};
   double t0 = cpu_seconds();
   api->walk(op, scan_op, &w, 1 /* post-order */);
@@ -167,48 +165,69 @@ static MlirWalkResult collect_op(MlirOperation op, void *data) {
   return 0;
 }
 
-/* The edit prices, on every op named `name` (an elementwise op with two operands and one
- * result): before each, create an op of the same name, operands, result type and location
- * (as the Python floor's create does); redirect the uses of the original's result to the
- * new op's and back (two RAUWs); erase the new ops (they have no uses then). The module
- * is left as it was.
- * out: [ops priced, create s, rauw s (both directions), erase s]; returns 0, or -1 when
- * an op named `name` is not of that form. */
-int probe_edits(const struct Api *api, void *root, const char *name, double *out) {
+/* The edit prices, in phases the Python side checks between (native_probe.py), on every
+ * op named `name` (an elementwise op with two operands and one result):
+ *   probe_edits_begin   collect them (returns how many, or -1 if one is not of that form);
+ *   probe_edits_create  before each, create an op of the same name, operands, result type
+ *                       and location (as the Python floor's create does);
+ *   probe_edits_rauw    redirect the uses of each original's result to its copy's
+ *                       (forward = 1), or back (forward = 0);
+ *   probe_edits_destroy erase the copies (they have no uses then);
+ *   probe_edits_end     free the lists.
+ * The module is left as it was. Each phase writes its CPU seconds to out[0]. */
+static struct Collect edits;
+static MlirOperation *copies;
+
+long probe_edits_begin(const struct Api *api, void *root, const char *name) {
   struct Collect c = {api, name, NULL, 0, 0};
   MlirOperation top = {root};
   api->walk(top, collect_op, &c, 1);
-  MlirOperation *news = malloc((size_t)(c.n ? c.n : 1) * sizeof(MlirOperation));
-  MlirStringRef sname = {name, strlen(name)};
-  int status = 0;
+  edits = c;
+  copies = calloc((size_t)(c.n ? c.n : 1), sizeof(MlirOperation));
   for (long i = 0; i < c.n; i++)
-    if (api->num_operands(c.ops[i]) != 2 || api->num_results(c.ops[i]) != 1) status = -1;
-  if (status == 0) {
-    double t0 = cpu_seconds();
-    for (long i = 0; i < c.n; i++) {
-      MlirOperation old = c.ops[i];
-      MlirValue operands[2] = {api->get_operand(old, 0), api->get_operand(old, 1)};
-      MlirType type = api->value_type(api->get_result(old, 0));
-      MlirOperationState state = api->state_get(sname, api->get_location(old));
-      api->state_add_results(&state, 1, &type);
-      api->state_add_operands(&state, 2, operands);
-      news[i] = api->create(&state);
-      api->insert_before(api->get_block(old), old, news[i]);
-    }
-    double t1 = cpu_seconds();
-    for (long i = 0; i < c.n; i++)
-      api->replace_all_uses(api->get_result(c.ops[i], 0), api->get_result(news[i], 0));
-    for (long i = 0; i < c.n; i++)
-      api->replace_all_uses(api->get_result(news[i], 0), api->get_result(c.ops[i], 0));
-    double t2 = cpu_seconds();
-    for (long i = 0; i < c.n; i++) api->destroy(news[i]);
-    double t3 = cpu_seconds();
-    out[0] = (double)c.n;
-    out[1] = t1 - t0;
-    out[2] = t2 - t1;
-    out[3] = t3 - t2;
+    if (api->num_operands(c.ops[i]) != 2 || api->num_results(c.ops[i]) != 1) return -1;
+  return c.n;
+}
+
+void probe_edits_create(double *out) {
+  const struct Api *api = edits.api;
+  MlirStringRef sname = {edits.name, strlen(edits.name)};
+  double t0 = cpu_seconds();
+  for (long i = 0; i < edits.n; i++) {
+    MlirOperation old = edits.ops[i];
+    MlirValue operands[2] = {api->get_operand(old, 0), api->get_operand(old, 1)};
+    MlirType type = api->value_type(api->get_result(old, 0));
+    MlirOperationState state = api->state_get(sname, api->get_location(old));
+    api->state_add_results(&state, 1, &type);
+    api->state_add_operands(&state, 2, operands);
+    copies[i] = api->create(&state);
+    api->insert_before(api->get_block(old), old, copies[i]);
   }
-  free(news);
-  free(c.ops);
-  return status;
+  out[0] = cpu_seconds() - t0;
+}
+
+void probe_edits_rauw(int forward, double *out) {
+  const struct Api *api = edits.api;
+  double t0 = cpu_seconds();
+  for (long i = 0; i < edits.n; i++) {
+    MlirValue a = api->get_result(edits.ops[i], 0), b = api->get_result(copies[i], 0);
+    if (forward)
+      api->replace_all_uses(a, b);
+    else
+      api->replace_all_uses(b, a);
+  }
+  out[0] = cpu_seconds() - t0;
+}
+
+void probe_edits_destroy(double *out) {
+  double t0 = cpu_seconds();
+  for (long i = 0; i < edits.n; i++) edits.api->destroy(copies[i]);
+  out[0] = cpu_seconds() - t0;
+}
+
+void probe_edits_end(void) {
+  free(edits.ops);
+  free(copies);
+  edits.ops = NULL;
+  copies = NULL;
 }

@@ -11,19 +11,22 @@ this process from one exported symbol, compiles ``native_probe.c`` with the syst
 compiler (into the benchmark cache, never the repository) and runs it on the module the
 Python bindings parsed, through the module's ``_CAPIPtr`` capsule: no MLIR build, no
 header, nothing linked. It prices, per op, natively and through the Python bindings side by
-side (process CPU time, min of ``--reps`` runs, each in a fresh child process):
+side (process CPU time, min of ``--reps`` runs, each module in a fresh child process):
 
 * a walk of every op with an empty callback;
 * RemoveDeadZeroSizedTensorOps' match (dialect op, not effectful, every result a static
-  zero-element shape) on every op; the count must equal the Python pass's statistic;
+  zero-element shape) on every op;
 * the edits: create an op (an ``add``'s copy before it), redirect uses (RAUW), erase.
 
 It then prices the floor of ``benchmarks.run`` (the edits the output forces, the
 StableHLO visit of every op, one verification) at native prices, against the targets.
-Every count the native side reports is checked against the Python bindings' own (ops
-walked, zero-sized matches, ops priced), and the module must verify and print the same
-after the edits: a wrong address or a wrong struct layout fails the probe, it cannot
-produce numbers.
+It checks what it measures through the bindings: the native walk must count the ops the
+bindings count; the native scan must match as many ops as the same match through the
+bindings (``python_zero_sized``; the tests also run both on a module of the hard cases);
+between the native edits' phases, the bindings must see one more op per ``add`` after
+the creates, no use left on any ``add`` after the RAUW to the copies (and the module must
+verify), every ``add``'s uses back after the RAUW back, and the ops count restored after
+the erases; at the end the module must verify and print byte-identically.
 """
 
 from __future__ import annotations
@@ -62,7 +65,7 @@ API_FUNCTIONS = (
     "mlirOperationGetNumResults",
     "mlirOperationGetResult",
     "mlirValueGetType",
-    "mlirTypeIsAShaped",
+    "mlirTypeIsARankedTensor",
     "mlirShapedTypeHasStaticShape",
     "mlirShapedTypeGetRank",
     "mlirShapedTypeGetDimSize",
@@ -103,7 +106,10 @@ def elf_functions(path: Path, names: list[str], table: int = _SHT_SYMTAB) -> dic
         if ident[:4] != b"\x7fELF" or ident[4] != 2 or ident[5] != 1:
             raise ProbeError(f"{path}: not a 64-bit little-endian ELF file")
         shoff = int.from_bytes(ident[0x28:0x30], "little")
+        shentsize = int.from_bytes(ident[0x3A:0x3C], "little")
         shnum = int.from_bytes(ident[0x3C:0x3E], "little")
+        if shentsize != _SECTION.itemsize or shnum == 0:
+            raise ProbeError(f"{path}: unexpected section headers ({shnum} of {shentsize} B)")
         f.seek(shoff)
         sections = np.frombuffer(f.read(shnum * _SECTION.itemsize), _SECTION)
         tables = sections[sections["type"] == table]
@@ -115,13 +121,17 @@ def elf_functions(path: Path, names: list[str], table: int = _SHT_SYMTAB) -> dic
         symbols = np.frombuffer(f.read(int(symtab["size"])), _SYMBOL)
         f.seek(int(strtab["offset"]))
         strings = f.read(int(strtab["size"]))
-    functions = symbols[(symbols["info"] & 0xF) == _STT_FUNC]
+    # defined functions (section index 0: undefined, a reference to another library)
+    functions = symbols[((symbols["info"] & 0xF) == _STT_FUNC) & (symbols["shndx"] != 0)]
     found = {}
     for name in names:
-        key = b"\0" + name.encode() + b"\0"
+        # Every place the string table holds ``name\0``: a symbol whose name starts there
+        # has exactly that name (the linker may store it as the tail of a longer string,
+        # or more than once).
+        key = name.encode() + b"\0"
         offsets, start = [], strings.find(key)
-        while start >= 0:  # the string may be stored more than once
-            offsets.append(start + 1)
+        while start >= 0:
+            offsets.append(start)
             start = strings.find(key, start + 1)
         hits = functions[np.isin(functions["name"], offsets)]
         values = set(hits["value"].tolist())
@@ -178,34 +188,95 @@ def _capsule_pointer(capsule) -> int:
 # ------------------------------------------------------------------- the child
 
 
+class NativeProbe:
+    """native_probe.c loaded, with the C API addresses it calls (checked for size)."""
+
+    def __init__(self) -> None:
+        self.lib = ctypes.CDLL(str(build_probe()))
+        if self.lib.probe_api_size() != len(API_FUNCTIONS):
+            raise ProbeError(f"struct Api holds {self.lib.probe_api_size()} functions, "
+                             f"API_FUNCTIONS lists {len(API_FUNCTIONS)}")
+        self.api = (ctypes.c_void_p * len(API_FUNCTIONS))(*api_addresses(jaxlib_library()))
+        self.out = (ctypes.c_double * 4)()
+        from penguin_opt.passes.penguin_rewriters import _EFFECTFUL
+
+        names = sorted(_EFFECTFUL)  # the rewriter's own list, NULL-terminated for C
+        self._effectful = (ctypes.c_char_p * (len(names) + 1))(*[n.encode() for n in names])
+
+    def walk(self, root: ctypes.c_void_p) -> tuple[int, float]:
+        """(ops walked, seconds) of a native walk with an empty callback."""
+        self.lib.probe_walk(self.api, root, self.out)
+        return int(self.out[0]), self.out[1]
+
+    def scan(self, root: ctypes.c_void_p, dialect: str) -> tuple[int, float]:
+        """(zero-sized matches, seconds) of RemoveDeadZeroSizedTensorOps' match, natively."""
+        self.lib.probe_scan(self.api, root, f"{dialect}.".encode(), self._effectful, self.out)
+        return int(self.out[1]), self.out[2]
+
+    def phase(self, fn, *args) -> float:
+        fn(*args, self.out)
+        return self.out[0]
+
+
+def module_pointer(module) -> ctypes.c_void_p:
+    return ctypes.c_void_p(_capsule_pointer(module._CAPIPtr))
+
+
+def python_zero_sized(module, dialect: str) -> int:
+    """The ops of ``module`` (all, nested included) RemoveDeadZeroSizedTensorOps' match
+    accepts, through the bindings: the reference the native scan is checked against."""
+    from jaxlib.mlir import ir
+
+    from penguin_opt.ir_util import static_shape
+    from penguin_opt.passes.penguin_rewriters import _EFFECTFUL
+
+    count = [0]
+
+    def visit(op):
+        prefix, _, mnemonic = op.name.partition(".")
+        types = op.results.types
+        if prefix == dialect and mnemonic not in _EFFECTFUL and types and all(
+            (shape := static_shape(t)) is not None and 0 in shape for t in types
+        ):
+            count[0] += 1
+        return ir.WalkResult.ADVANCE
+
+    module.walk(visit)
+    return count[0]
+
+
 def probe_child(path: str, dialect: str, reps: int) -> dict[str, float]:
-    """(child process) Native and Python prices on the module at ``path``, checked."""
+    """(child process) Native and Python prices on the module at ``path``, checked: the
+    first repetition checks every phase of the native edits through the bindings."""
     import gc
 
     from jaxlib.mlir import ir
 
     from penguin_opt.context import make_context
-    from penguin_opt.ir_util import ops_named
+    from penguin_opt.ir_util import has_uses, ops_named
     from penguin_opt.penguin_sort import parse_text
-    from penguin_opt.pipeline import Pipeline
 
-    lib = ctypes.CDLL(str(build_probe()))
-    api = (ctypes.c_void_p * len(API_FUNCTIONS))(*api_addresses(jaxlib_library()))
-    out = (ctypes.c_double * 4)()
+    probe = NativeProbe()
+    lib = probe.lib
     best: dict[str, float] = {}
 
     def keep(key: str, value: float) -> None:
         best[key] = min(best.get(key, float("inf")), value)
 
+    def check(ok: bool, what: str) -> None:
+        if not ok:
+            raise ProbeError(f"{Path(path).name}: {what}")
+
     with make_context(), ir.Location.unknown():
         module = parse_text(Path(path).read_text(), path)
-        root = ctypes.c_void_p(_capsule_pointer(module._CAPIPtr))
+        root = module_pointer(module)
         ops = count_ops(module)
         printed = hashlib.sha256(str(module).encode()).hexdigest()
+        zero_sized = python_zero_sized(module, dialect)
         originals = ops_named(module, [f"{dialect}.add"])
         adds = len(originals)
-        if not adds:
-            raise ProbeError(f"{path}: no {dialect}.add to price the edits on")
+        check(adds > 0, f"no {dialect}.add to price the edits on")
+        used = [has_uses(op) for op in originals]
         # Arguments read beforehand, as benchmarks.run's floor child does.
         args = [(op.name, [op.results[0].type], list(op.operands), op.location)
                 for op in originals]
@@ -213,39 +284,53 @@ def probe_child(path: str, dialect: str, reps: int) -> dict[str, float]:
         advance = ir.WalkResult.ADVANCE
         gc.collect()
         gc.disable()
-        for _ in range(reps):
-            lib.probe_walk(api, root, out)
-            if out[0] != ops:
-                raise ProbeError(f"native walk saw {out[0]:.0f} ops, the bindings {ops}")
-            keep("native_walk", out[1])
-            lib.probe_scan(api, root, f"{dialect}.".encode(), out)
-            keep("native_scan", out[2])
-            zero_sized = out[1]
+        for rep in range(reps):
+            checking = rep == 0
+            walked, seconds = probe.walk(root)
+            check(walked == ops, f"the native walk saw {walked} ops, the bindings {ops}")
+            keep("native_walk", seconds)
+            matches, seconds = probe.scan(root, dialect)
+            check(matches == zero_sized, f"the native scan matched {matches} zero-sized "
+                  f"ops, the bindings {zero_sized}")
+            keep("native_scan", seconds)
             t0 = time.process_time()
             module.walk(lambda _op: advance, ir.WalkOrder.POST_ORDER)
             keep("python_walk", time.process_time() - t0)
-            if lib.probe_edits(api, root, f"{dialect}.add".encode(), out) != 0:
-                raise ProbeError(f"an {dialect}.add without two operands and one result")
-            if out[0] != adds:
-                raise ProbeError(f"native edits priced {out[0]:.0f} adds, the bindings see {adds}")
-            keep("native_create_us", out[1] / adds * 1e6)
-            keep("native_rauw_us", out[2] / (2 * adds) * 1e6)
-            keep("native_erase_us", out[3] / adds * 1e6)
+            t0 = time.process_time()
+            module.verify()
+            keep("verify", time.process_time() - t0)
+
+            n = lib.probe_edits_begin(probe.api, root, f"{dialect}.add".encode())
+            check(n == adds, f"the native edits found {n} adds of the right form, the "
+                  f"bindings {adds}")
+            try:
+                create = probe.phase(lib.probe_edits_create)
+                if checking:
+                    check(count_ops(module) == ops + adds, "the native creates did not "
+                          "insert one op per add")
+                forward = probe.phase(lib.probe_edits_rauw, 1)
+                if checking:
+                    check(not any(has_uses(op) for op in originals),
+                          "an add kept uses after the native RAUW to its copy")
+                    module.verify()  # the copies, before their originals, dominate the uses
+                back = probe.phase(lib.probe_edits_rauw, 0)
+                if checking:
+                    check([has_uses(op) for op in originals] == used,
+                          "the native RAUW back did not restore the adds' uses")
+                erase = probe.phase(lib.probe_edits_destroy)
+                if checking:
+                    check(count_ops(module) == ops, "the native erases left ops behind")
+            finally:
+                lib.probe_edits_end()
+            keep("native_create_us", create / adds * 1e6)
+            keep("native_rauw_us", (forward + back) / (2 * adds) * 1e6)
+            keep("native_erase_us", erase / adds * 1e6)
             for key, us in python_edits(originals, args, points).items():
                 keep(key, us)
         gc.enable()
         module.verify()
-        if hashlib.sha256(str(module).encode()).hexdigest() != printed:
-            raise ProbeError("the module prints differently after the native edits")
-        if dialect == "stablehlo":  # the scan's count against the pass's own statistic
-            clone = module.clone()
-            state = Pipeline("stablehlo-canonicalize-for-penguin").run(clone)
-            clone.erase()
-            stats = state.statistics["stablehlo-canonicalize-for-penguin"]
-            python_zero = stats["removeDeadZeroSizedTensorOps"].rewritten
-            if zero_sized != python_zero:
-                raise ProbeError(f"native scan matched {zero_sized:.0f} zero-sized ops, "
-                                 f"the pass rewrote {python_zero}")
+        check(hashlib.sha256(str(module).encode()).hexdigest() == printed,
+              "the module prints differently after the native edits")
         best.update(ops=ops, adds=adds, zero_sized=zero_sized)
         del module, originals, args, points
     return best
@@ -302,7 +387,7 @@ def report(rows: list[dict], info: str) -> str:
     lines = [
         "| module | dialect | ops | walk native / Python | zero-sized scan native "
         "| create / RAUW / erase native µs (Python) | creates, erases | verify "
-        "| native floor | native canonicalize |",
+        "| native floor | native canonicalize (without its verifier) |",
         "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
@@ -320,7 +405,8 @@ def report(rows: list[dict], info: str) -> str:
             f"| {r['native_create_us']:.2f} / {r['native_rauw_us']:.2f} / "
             f"{r['native_erase_us']:.2f} ({python_prices}) "
             f"| {r['creates']:,}, {r['erases']:,} | {us(r['verify'])} "
-            f"| **{us(native_floor(r, r['dialect']))}** | {us(r['native'])} |"
+            f"| **{us(native_floor(r, r['dialect']))}** | {us(r['native'])} "
+            f"({us(r['native_without_verifier'])}) |"
         )
     lines += ["", "µs per op unless marked. " + info, ""]
     for dialect in sorted({r["dialect"] for r in rows}):
@@ -332,8 +418,8 @@ def report(rows: list[dict], info: str) -> str:
             f"* {dialect}: native floor {worst:.2f} µs/op at worst (target "
             f"{TARGET_US_PER_OP:.1f}); at {size_label(big['size'])} "
             f"{floor / big['native']:.2f}x native canonicalize (target {TARGET_RATIO}), "
-            f"{(floor - verify) / (big['native'] - verify):.2f}x with the verification "
-            "taken out of both"
+            f"{(floor - verify) / big['native_without_verifier']:.2f}x with the "
+            "verification taken out of both (canonicalize run without its verifier)"
         )
     return "\n".join(lines)
 
@@ -371,20 +457,33 @@ def _main(args) -> int:
             row = run_probe_child(path, dialect, args.reps)
             with make_context(), ir.Location.unknown():
                 module = parse_text(path.read_text(), str(path))
-                row.update(net_edits(module.clone(), pipelines(dialect)["both"]))
-                verify = native = float("inf")
-                for _ in range(min(args.reps, 3)):
-                    clone = module.clone()
-                    t0 = time.process_time()
-                    clone.verify()
-                    t1 = time.process_time()
-                    passmanager.PassManager.parse("builtin.module(canonicalize)").run(clone)
-                    t2 = time.process_time()
-                    verify, native = min(verify, t1 - t0), min(native, t2 - t1)
+                clone = module.clone()
+                try:
+                    row.update(net_edits(clone, pipelines(dialect)["both"]))
+                finally:
                     clone.erase()
-                module.erase()
-            # native: canonicalize through the PassManager, verifier on (as benchmarks.run)
-            row.update(size=n, dialect=dialect, verify=verify, native=native)
+                # canonicalize through the PassManager as benchmarks.run times it (verifier
+                # on), and without the verifier, for the comparison without verification
+                verify, native, bare = row["verify"], float("inf"), float("inf")
+                for _ in range(min(args.reps, 3)):
+                    for verifier in (True, False):
+                        clone = module.clone()
+                        t0 = time.process_time()
+                        if verifier:
+                            clone.verify()
+                        t1 = time.process_time()
+                        pm = passmanager.PassManager.parse("builtin.module(canonicalize)")
+                        pm.enable_verifier(verifier)
+                        pm.run(clone)
+                        t2 = time.process_time()
+                        clone.erase()
+                        if verifier:
+                            verify, native = min(verify, t1 - t0), min(native, t2 - t1)
+                        else:
+                            bare = min(bare, t2 - t1)
+                del module
+            row.update(size=n, dialect=dialect, verify=verify, native=native,
+                       native_without_verifier=bare)
             print(f"{dialect} {size_label(n)}: {json.dumps(row)}", flush=True)
             rows.append(row)
     lib = jaxlib_library()

@@ -179,3 +179,74 @@ def test_elf_reader_finds_local_functions_and_refuses_the_rest(monkeypatch, tmp_
     text.write_text("hello")
     with pytest.raises(ProbeError, match="not a 64-bit little-endian ELF"):
         elf_functions(text, ["x"])
+
+
+@pytest.mark.skipif(shutil.which(os.environ.get("CC", "cc")) is None,
+                    reason="needs a C compiler to make the library")
+def test_elf_reader_refuses_a_name_two_functions_share(monkeypatch, tmp_path):
+    """Two translation units may each have a local function of the same name: the probe
+    must not pick one of them."""
+    monkeypatch.syspath_prepend(str(ROOT))
+    from benchmarks.native_probe import ProbeError, elf_functions
+
+    for i in (1, 2):
+        (tmp_path / f"u{i}.c").write_text(
+            f"__attribute__((noinline, used)) static int twin(int x) {{ return x + {i}; }}\n"
+            f"int entry{i}(int x) {{ return twin(x); }}\n")
+    lib = tmp_path / "twins.so"
+    cc = shutil.which(os.environ.get("CC", "cc"))
+    subprocess.run([cc, "-O2", "-shared", "-fPIC", "-o", str(lib), str(tmp_path / "u1.c"),
+                    str(tmp_path / "u2.c")], check=True)
+    assert set(elf_functions(lib, ["entry1", "entry2"])) == {"entry1", "entry2"}
+    with pytest.raises(ProbeError, match="twin defined 2 times"):
+        elf_functions(lib, ["twin"])
+
+
+ZERO_SIZED = """func.func @main(%a: tensor<4x0xf32>, %d: tensor<?x0xf32>, %p: tensor<i1>, %s: tensor<0x4xf32>, %sc: tensor<4xf32>) -> tensor<4x0xf32> {
+  %0 = stablehlo.add %a, %a : tensor<4x0xf32>
+  %1 = stablehlo.abs %d : tensor<?x0xf32>
+  %2 = stablehlo.custom_call @foo(%a) : (tensor<4x0xf32>) -> tensor<4x0xf32>
+  %3 = stablehlo.constant dense<> : tensor<0x3xf32>
+  %4:3 = "stablehlo.batch_norm_training"(%s, %sc, %sc) {epsilon = 1.0e-3 : f32, feature_index = 1 : i64} : (tensor<0x4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<0x4xf32>, tensor<4xf32>, tensor<4xf32>)
+  %5 = "stablehlo.if"(%p) ({
+    %6 = stablehlo.negate %a : tensor<4x0xf32>
+    stablehlo.return %6 : tensor<4x0xf32>
+  }, {
+    stablehlo.return %a : tensor<4x0xf32>
+  }) : (tensor<i1>) -> tensor<4x0xf32>
+  %7 = stablehlo.multiply %sc, %sc : tensor<4xf32>
+  %8 = mhlo.add %a, %a : tensor<4x0xf32>
+  %9 = stablehlo.sine %sc : tensor<4xf32>
+  return %0 : tensor<4x0xf32>
+}
+func.func private @helper(%x: tensor<0xf32>) -> tensor<0xf32> {
+  %0 = stablehlo.negate %x : tensor<0xf32>
+  return %0 : tensor<0xf32>
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which(os.environ.get("CC", "cc")) is None,
+                    reason="the native probe compiles a C file; no C compiler here")
+def test_native_scan_matches_the_rewriter_on_the_hard_cases(monkeypatch, tmp_path):
+    """Matches: a 0 in a later dimension, an op inside a region, an op of a private
+    function (3). Not: a dynamic shape, an effectful op, a constant, an op only some of
+    whose results are zero-sized, a return, an if, another dialect's op, non-empty ops.
+    The native scan, the bindings' reference and the pass itself (on @main: 2) agree."""
+    monkeypatch.setenv("PENGUIN_BENCH_CACHE", str(tmp_path))
+    monkeypatch.syspath_prepend(str(ROOT))
+    from jaxlib.mlir import ir
+
+    from benchmarks.native_probe import NativeProbe, module_pointer, python_zero_sized
+    from penguin_opt.context import make_context
+    from penguin_opt.penguin_sort import parse_text
+    from penguin_opt.pipeline import Pipeline
+
+    probe = NativeProbe()
+    with make_context(), ir.Location.unknown():
+        module = parse_text(ZERO_SIZED, "zero_sized")
+        assert probe.scan(module_pointer(module), "stablehlo")[0] == 3
+        assert python_zero_sized(module, "stablehlo") == 3
+        state = Pipeline("stablehlo-canonicalize-for-penguin").run(module)
+    stats = state.statistics["stablehlo-canonicalize-for-penguin"]
+    assert stats["removeDeadZeroSizedTensorOps"].rewritten == 2
