@@ -11,6 +11,7 @@
  */
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -23,6 +24,7 @@ typedef struct { void *ptr; } MlirLocation;
 typedef struct { void *ptr; } MlirBlock;
 typedef struct { void *ptr; } MlirRegion;
 typedef struct { void *ptr; } MlirAttribute;
+typedef struct { void *ptr; } MlirContext;
 typedef struct { const char *data; size_t length; } MlirStringRef;
 typedef struct { MlirIdentifier name; MlirAttribute attribute; } MlirNamedAttribute;
 typedef struct {
@@ -67,6 +69,20 @@ struct Api {
   void (*insert_before)(MlirBlock, MlirOperation, MlirOperation);
   void (*destroy)(MlirOperation);
   void (*replace_all_uses)(MlirValue, MlirValue);
+  /* for the legacy broadcast rewrite */
+  MlirContext (*get_context)(MlirOperation);
+  MlirIdentifier (*identifier_get)(MlirContext, MlirStringRef);
+  void (*state_add_attributes)(MlirOperationState *, intptr_t, const MlirNamedAttribute *);
+  MlirAttribute (*get_attribute)(MlirOperation, MlirStringRef);
+  intptr_t (*dense_array_size)(MlirAttribute);
+  int64_t (*elements_size)(MlirAttribute);
+  MlirAttribute (*dense_i64_array_get)(MlirContext, intptr_t, const int64_t *);
+  MlirAttribute (*dense_elements_raw_get)(MlirType, size_t, const void *);
+  MlirType (*ranked_tensor_get)(intptr_t, const int64_t *, MlirType, MlirAttribute);
+  MlirType (*integer_type_get)(MlirContext, unsigned);
+  MlirAttribute (*attribute_null)(void);
+  bool (*value_is_op_result)(MlirValue);
+  MlirOperation (*op_result_owner)(MlirValue);
 };
 
 static double cpu_seconds(void) {
@@ -230,4 +246,75 @@ void probe_edits_end(void) {
   free(copies);
   edits.ops = NULL;
   copies = NULL;
+}
+
+/* ------------------------------------------------------------------ one whole rewrite */
+
+/* ReplaceBroadcastsWithBroadcastInDim (penguin_rewriters.py) done natively on every
+ * `<dialect>.broadcast` under `func`, in walk order: for a ranked operand and a static
+ * result, a `<dialect>.broadcast_in_dim` of the same operand, result type and location
+ * with broadcast_dimensions = [P, ..., P+R-1] (P = number of broadcast_sizes, R = the
+ * operand's rank; StableHLO: array<i64: ..>, MHLO: dense<..> : tensor<Rxi64>), inserted
+ * before it, its uses redirected, the broadcast erased. Like the Python rewriter it also
+ * tells whether the operand is a constant (the remark), counted in out[2].
+ * out: [broadcasts found, rewritten, non-constant operands, collect s, rewrite s] */
+void probe_legacy_broadcast(const struct Api *a, void *func, const char *dialect,
+                            int array_attr, double *out) {
+  char name[64], new_name[64], constant[64];
+  snprintf(name, sizeof name, "%s.broadcast", dialect);
+  snprintf(new_name, sizeof new_name, "%s.broadcast_in_dim", dialect);
+  snprintf(constant, sizeof constant, "%s.constant", dialect);
+  struct Collect c = {a, name, NULL, 0, 0};
+  MlirOperation f = {func};
+  double t0 = cpu_seconds();
+  a->walk(f, collect_op, &c, 1);
+  double t1 = cpu_seconds();
+  MlirContext ctx = a->get_context(f);
+  MlirStringRef sizes_name = {"broadcast_sizes", 15};
+  MlirStringRef dims_name = {"broadcast_dimensions", 20};
+  MlirStringRef sname = {new_name, strlen(new_name)};
+  MlirIdentifier dims_id = a->identifier_get(ctx, dims_name);
+  MlirType i64 = a->integer_type_get(ctx, 64);
+  long rewritten = 0, remarks = 0;
+  int64_t dims[64];
+  for (long i = 0; i < c.n; i++) {
+    MlirOperation op = c.ops[i];
+    MlirValue operand = a->get_operand(op, 0);
+    MlirType operand_type = a->value_type(operand);
+    MlirType result_type = a->value_type(a->get_result(op, 0));
+    if (!a->is_ranked_tensor(operand_type)) continue;
+    if (!a->is_ranked_tensor(result_type) || !a->has_static_shape(result_type)) continue;
+    if (!a->value_is_op_result(operand) ||
+        !name_is(a->identifier_str(a->get_name(a->op_result_owner(operand))), constant))
+      remarks++;
+    MlirAttribute sizes = a->get_attribute(op, sizes_name);
+    int64_t prefix = array_attr ? (int64_t)a->dense_array_size(sizes) : a->elements_size(sizes);
+    int64_t rank = a->rank(operand_type);
+    if (rank > 64) continue;
+    for (int64_t k = 0; k < rank; k++) dims[k] = prefix + k;
+    MlirAttribute attr;
+    if (array_attr) {
+      attr = a->dense_i64_array_get(ctx, (intptr_t)rank, dims);
+    } else {
+      MlirType t = a->ranked_tensor_get(1, &rank, i64, a->attribute_null());
+      attr = a->dense_elements_raw_get(t, (size_t)rank * sizeof(int64_t), dims);
+    }
+    MlirNamedAttribute named = {dims_id, attr};
+    MlirOperationState state = a->state_get(sname, a->get_location(op));
+    a->state_add_results(&state, 1, &result_type);
+    a->state_add_operands(&state, 1, &operand);
+    a->state_add_attributes(&state, 1, &named);
+    MlirOperation new_op = a->create(&state);
+    a->insert_before(a->get_block(op), op, new_op);
+    a->replace_all_uses(a->get_result(op, 0), a->get_result(new_op, 0));
+    a->destroy(op);
+    rewritten++;
+  }
+  double t2 = cpu_seconds();
+  free(c.ops);
+  out[0] = (double)c.n;
+  out[1] = (double)rewritten;
+  out[2] = (double)remarks;
+  out[3] = t1 - t0;
+  out[4] = t2 - t1;
 }

@@ -156,12 +156,18 @@ def test_native_probe_runs_and_checks_itself(tmp_path):
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
-    rows = [line for line in proc.stdout.splitlines() if line.startswith("| synthetic 1k")]
-    assert [row.split("|")[2].strip() for row in rows] == ["stablehlo", "mhlo"]
+    rows = [line.split("|") for line in proc.stdout.splitlines()
+            if line.startswith("| synthetic 1k")]
+    assert [row[2].strip() for row in rows] == ["stablehlo", "mhlo"] * 2  # the two tables
+    assert [len(row) for row in rows] == [12, 12, 8, 8]
     data = json.loads(proc.stdout.splitlines()[0].split(": ", 1)[1])
     assert data["ops"] == 1059 and data["zero_sized"] == 22 and data["adds"] > 0
     # the native walk is the cheap one; a wrong address would have crashed or miscounted
     assert 0 < data["native_walk"] < data["python_walk"]
+    # one whole rewrite, natively and in Python, with the same output (checked by the probe)
+    assert data["broadcasts"] == 11
+    assert 0 < data["native_broadcast_us"] < data["python_broadcast_us"]
+    assert "| synthetic 1k | mhlo | 11 |" in proc.stdout
 
 
 def test_elf_reader_finds_local_functions_and_refuses_the_rest(monkeypatch, tmp_path):
