@@ -256,7 +256,9 @@ void probe_edits_end(void) {
  * with broadcast_dimensions = [P, ..., P+R-1] (P = number of broadcast_sizes, R = the
  * operand's rank; StableHLO: array<i64: ..>, MHLO: dense<..> : tensor<Rxi64>), inserted
  * before it, its uses redirected, the broadcast erased. Like the Python rewriter it also
- * tells whether the operand is a constant (the remark), counted in out[2].
+ * tells whether the operand is a constant (the remark), counted in out[2]: here "defined
+ * by <dialect>.constant" (Python also wants its values readable; native_probe.py says
+ * what follows).
  * out: [broadcasts found, rewritten, non-constant operands, collect s, rewrite s] */
 void probe_legacy_broadcast(const struct Api *a, void *func, const char *dialect,
                             int array_attr, double *out) {
@@ -288,6 +290,7 @@ void probe_legacy_broadcast(const struct Api *a, void *func, const char *dialect
         !name_is(a->identifier_str(a->get_name(a->op_result_owner(operand))), constant))
       remarks++;
     MlirAttribute sizes = a->get_attribute(op, sizes_name);
+    if (!sizes.ptr) continue; /* required by the verifier; guarded all the same */
     int64_t prefix = array_attr ? (int64_t)a->dense_array_size(sizes) : a->elements_size(sizes);
     int64_t rank = a->rank(operand_type);
     if (rank > 64) continue;
