@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import ctypes
+import functools
 import hashlib
 import json
 import os
@@ -51,13 +52,16 @@ import numpy as np
 
 from benchmarks.generate import CACHE, module_path
 from benchmarks.run import (
-    ROOT,
     TARGET_RATIO,
     TARGET_US_PER_OP,
+    copy_arguments,
     count_ops,
+    create_copies,
+    keep_min,
     net_edits,
     parse_size,
     pipelines,
+    run_child,
     size_label,
 )
 
@@ -244,24 +248,11 @@ def module_pointer(module) -> ctypes.c_void_p:
 def python_zero_sized(module, dialect: str) -> int:
     """The ops of ``module`` (all, nested included) RemoveDeadZeroSizedTensorOps' match
     accepts, through the bindings: the reference the native scan is checked against."""
-    from jaxlib.mlir import ir
+    from penguin_opt.passes.canonicalize_for_penguin import ops_named_all
+    from penguin_opt.passes.penguin_rewriters import RemoveDeadZeroSizedTensorOps
 
-    from penguin_opt.ir_util import static_shape
-    from penguin_opt.passes.penguin_rewriters import _EFFECTFUL
-
-    count = [0]
-
-    def visit(op):
-        prefix, _, mnemonic = op.name.partition(".")
-        types = op.results.types
-        if prefix == dialect and mnemonic not in _EFFECTFUL and types and all(
-            (shape := static_shape(t)) is not None and 0 in shape for t in types
-        ):
-            count[0] += 1
-        return ir.WalkResult.ADVANCE
-
-    module.walk(visit)
-    return count[0]
+    match = RemoveDeadZeroSizedTensorOps.skip_reason
+    return sum(match(op, dialect) is None for op in ops_named_all(module))
 
 
 def legacy_broadcast(module, dialect: str, probe: NativeProbe, reps: int,
@@ -282,10 +273,7 @@ def legacy_broadcast(module, dialect: str, probe: NativeProbe, reps: int,
     d = STABLEHLO if dialect == "stablehlo" else MHLO
     rewriter = ReplaceBroadcastsWithBroadcastInDim()
     best: dict[str, float] = {}
-
-    def keep(key: str, value: float) -> None:
-        best[key] = min(best.get(key, float("inf")), value)
-
+    keep = functools.partial(keep_min, best)
     for rep in range(reps):
         ours = module.clone()
         func = target_functions(ours, False, "native_probe")[0]
@@ -337,9 +325,7 @@ def probe_child(path: str, dialect: str, reps: int) -> dict[str, float]:
     probe = NativeProbe()
     lib = probe.lib
     best: dict[str, float] = {}
-
-    def keep(key: str, value: float) -> None:
-        best[key] = min(best.get(key, float("inf")), value)
+    keep = functools.partial(keep_min, best)
 
     def check(ok: bool, what: str) -> None:
         if not ok:
@@ -355,10 +341,7 @@ def probe_child(path: str, dialect: str, reps: int) -> dict[str, float]:
         adds = len(originals)
         check(adds > 0, f"no {dialect}.add to price the edits on")
         used = [has_uses(op) for op in originals]
-        # Arguments read beforehand, as benchmarks.run's floor child does.
-        args = [(op.name, [op.results[0].type], list(op.operands), op.location)
-                for op in originals]
-        points = [ir.InsertionPoint(op) for op in originals]
+        args, points = copy_arguments(originals)  # as benchmarks.run's floor child does
         advance = ir.WalkResult.ADVANCE
         gc.collect()
         gc.disable()
@@ -411,20 +394,52 @@ def probe_child(path: str, dialect: str, reps: int) -> dict[str, float]:
         del originals, args, points
         gc.collect()
         best.update(legacy_broadcast(module, dialect, probe, min(reps, 3), check))
+        best.update(native_canonicalize(module, dialect, min(reps, 3)))
+        keep("verify", best.pop("canonicalize_verify"))
         gc.enable()
         best.update(ops=ops, adds=adds, zero_sized=zero_sized)
         del module
     return best
 
 
+def native_canonicalize(module, dialect: str, reps: int) -> dict[str, float]:
+    """On fresh clones of ``module``: the creates and erases our two passes' output forces
+    (benchmarks.run's ``net_edits``), and the min of ``reps`` runs of a ``verify()`` and of
+    MLIR's ``canonicalize`` through the PassManager as benchmarks.run times it (verifier
+    on) and without the verifier, for the comparison without verification."""
+    from jaxlib.mlir import passmanager
+
+    clone = module.clone()
+    try:
+        best = net_edits(clone, pipelines(dialect)["both"])
+    finally:
+        clone.erase()
+    keep = functools.partial(keep_min, best)
+    for _ in range(reps):
+        for verifier in (True, False):
+            clone = module.clone()
+            t0 = time.process_time()
+            if verifier:
+                clone.verify()
+            t1 = time.process_time()
+            pm = passmanager.PassManager.parse("builtin.module(canonicalize)")
+            pm.enable_verifier(verifier)
+            pm.run(clone)
+            t2 = time.process_time()
+            clone.erase()
+            if verifier:
+                keep("canonicalize_verify", t1 - t0)
+                keep("native", t2 - t1)
+            else:
+                keep("native_without_verifier", t2 - t1)
+    return best
+
+
 def python_edits(originals, args, points) -> dict[str, float]:
     """µs per op of the same edits as native_probe.c's probe_edits, through the bindings."""
-    from jaxlib.mlir import ir
-
     n = len(originals)
     t0 = time.process_time()
-    news = [ir.Operation.create(name, results=types, operands=operands, loc=loc, ip=ip)
-            for (name, types, operands, loc), ip in zip(args, points, strict=True)]
+    news = create_copies(args, points)
     t1 = time.process_time()
     for old, new in zip(originals, news, strict=True):
         old.results[0].replace_all_uses_with(new.results[0])
@@ -439,17 +454,10 @@ def python_edits(originals, args, points) -> dict[str, float]:
 
 
 def run_probe_child(path: Path, dialect: str, reps: int) -> dict[str, float]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "benchmarks.native_probe", "--child", str(path), dialect,
-         str(reps)],
-        cwd=ROOT, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
-        timeout=3600,
-    )
-    lines = proc.stdout.strip().splitlines()
-    if proc.returncode != 0 or not lines:
-        tail = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
-        raise ProbeError(f"{path.name}: the probe child failed (exit {proc.returncode}): {tail}")
-    return json.loads(lines[-1])
+    row = run_child("--child", str(path), dialect, str(reps), module="benchmarks.native_probe")
+    if row is None:
+        raise ProbeError(f"{path.name}: the probe child failed (its error is above)")
+    return row
 
 
 # ------------------------------------------------------------------- the table
@@ -534,11 +542,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(args) -> int:
-    from jaxlib.mlir import ir, passmanager
-
-    from penguin_opt.context import make_context
-    from penguin_opt.penguin_sort import parse_text
-
     build_probe()
     api_addresses(jaxlib_library())  # fail early, before the long part
     rows = []
@@ -546,35 +549,7 @@ def _main(args) -> int:
         for n in [parse_size(s) for s in args.sizes.split(",") if s.strip()]:
             path, _ = module_path(dialect, n)
             row = run_probe_child(path, dialect, args.reps)
-            with make_context(), ir.Location.unknown():
-                module = parse_text(path.read_text(), str(path))
-                clone = module.clone()
-                try:
-                    row.update(net_edits(clone, pipelines(dialect)["both"]))
-                finally:
-                    clone.erase()
-                # canonicalize through the PassManager as benchmarks.run times it (verifier
-                # on), and without the verifier, for the comparison without verification
-                verify, native, bare = row["verify"], float("inf"), float("inf")
-                for _ in range(min(args.reps, 3)):
-                    for verifier in (True, False):
-                        clone = module.clone()
-                        t0 = time.process_time()
-                        if verifier:
-                            clone.verify()
-                        t1 = time.process_time()
-                        pm = passmanager.PassManager.parse("builtin.module(canonicalize)")
-                        pm.enable_verifier(verifier)
-                        pm.run(clone)
-                        t2 = time.process_time()
-                        clone.erase()
-                        if verifier:
-                            verify, native = min(verify, t1 - t0), min(native, t2 - t1)
-                        else:
-                            bare = min(bare, t2 - t1)
-                del module
-            row.update(size=n, dialect=dialect, verify=verify, native=native,
-                       native_without_verifier=bare)
+            row.update(size=n, dialect=dialect)
             print(f"{dialect} {size_label(n)}: {json.dumps(row)}", flush=True)
             rows.append(row)
     lib = jaxlib_library()

@@ -16,6 +16,7 @@ between the two). Folding throughput compares a 1M-element ``broadcast_in_dim`` 
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import json
 import os
@@ -214,11 +215,16 @@ def bench_module(name: str, dialect: str, text: str, reps: int, log,
 # ------------------------------------------------------------------------------ children
 
 
-def run_child(flag: str, *args: str) -> dict[str, float] | None:
-    """``python -m benchmarks.run <flag> <args>`` in a fresh process: the JSON object on the
-    last line of its output, or None (with the child's stderr shown) if it failed."""
+def keep_min(best: dict[str, float], key: str, value: float) -> None:
+    """best[key] = the least value seen for ``key``."""
+    best[key] = min(best.get(key, float("inf")), value)
+
+
+def run_child(flag: str, *args: str, module: str = "benchmarks.run") -> dict[str, float] | None:
+    """``python -m <module> <flag> <args>`` in a fresh process: the JSON object on the last
+    line of its output, or None (with the child's stderr shown) if it failed."""
     proc = subprocess.run(
-        [sys.executable, "-m", "benchmarks.run", flag, *args],
+        [sys.executable, "-m", module, flag, *args],
         cwd=ROOT, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
         timeout=3600,
     )
@@ -261,6 +267,23 @@ def net_edits(module, pipeline: str) -> dict[str, int]:
             "erases": sum(max(0, before[n] - after[n]) for n in names)}
 
 
+def copy_arguments(ops) -> tuple[list, list]:
+    """What creating a copy of each of ``ops`` (one result, no attributes) right before it
+    needs, read beforehand: (name, result types, operands, location) and insertion points."""
+    from jaxlib.mlir import ir
+
+    args = [(op.name, [op.results[0].type], list(op.operands), op.location) for op in ops]
+    return args, [ir.InsertionPoint(op) for op in ops]
+
+
+def create_copies(args: list, points: list) -> list:
+    """The copies ``copy_arguments`` prepared, created (the priced step)."""
+    from jaxlib.mlir import ir
+
+    return [ir.Operation.create(name, results=types, operands=operands, loc=loc, ip=ip)
+            for (name, types, operands, loc), ip in zip(args, points, strict=True)]
+
+
 def floor_child(path: str, dialect: str, reps: str) -> None:
     """(child) The cheapest binding costs on the module at ``path``, as JSON: a Python walk
     with an empty callback, one ``verify()``, and per op a create (an ``add`` without
@@ -275,10 +298,7 @@ def floor_child(path: str, dialect: str, reps: str) -> None:
 
     n_reps = int(reps)
     best: dict[str, float] = {}
-
-    def keep(key: str, seconds: float) -> None:
-        best[key] = min(best.get(key, float("inf")), seconds)
-
+    keep = functools.partial(keep_min, best)
     advance = ir.WalkResult.ADVANCE
     with make_context(), ir.Location.unknown():
         module = parse_text(Path(path).read_text(), path)
@@ -286,9 +306,7 @@ def floor_child(path: str, dialect: str, reps: str) -> None:
         if not adds:
             raise SystemExit(f"{path}: no {dialect}.add to price the edits on")
         # The same every run: each run's new ops are erased again.
-        args = [(add.name, [add.results[0].type], list(add.operands), add.location)
-                for add in adds]
-        points = [ir.InsertionPoint(add) for add in adds]
+        args, points = copy_arguments(adds)
         template, n = adds[0], len(adds)
         gc.collect()
         gc.disable()
@@ -300,9 +318,7 @@ def floor_child(path: str, dialect: str, reps: str) -> None:
             keep("walk", t1 - t0)
             keep("verify", time.process_time() - t1)
             t0 = time.process_time()
-            news = [ir.Operation.create(name, results=types, operands=operands, loc=loc,
-                                        ip=ip)
-                    for (name, types, operands, loc), ip in zip(args, points, strict=True)]
+            news = create_copies(args, points)
             t1 = time.process_time()
             clones = [template.clone(ip=ip) for ip in points]
             t2 = time.process_time()

@@ -538,18 +538,26 @@ class RemoveDeadZeroSizedTensorOps(Rewriter):
     name = "removeDeadZeroSizedTensorOps"
     root = "*"
 
-    def rewrite(self, op, sweep):
-        prefix, _, mnemonic = op.name.partition(".")
-        if prefix != sweep.dialect.prefix or mnemonic in _EFFECTFUL:
+    @staticmethod
+    def skip_reason(op: ir.Operation, prefix: str) -> str | None:
+        """Why the match rejects ``op`` (an op of dialect ``prefix``?), None if it matches."""
+        dialect, _, mnemonic = op.name.partition(".")
+        if dialect != prefix or mnemonic in _EFFECTFUL:
             return "not-side-effect-free"
-        if not len(op.results):
+        types = op.results.types
+        if not types:
             return "no-results"
-        empties = []
-        for result in op.results:
-            shape = static_shape(result.type)
+        for t in types:
+            shape = static_shape(t)
             if shape is None or 0 not in shape:
                 return "not-zero-sized"
-            empties.append(result.type)
+        return None
+
+    def rewrite(self, op, sweep):
+        reason = self.skip_reason(op, sweep.dialect.prefix)
+        if reason is not None:
+            return reason
+        empties = list(op.results.types)
         try:
             attrs = [
                 make_elements(np.zeros(static_shape(t), dtype_of(ir.ShapedType(t).element_type)), t)
