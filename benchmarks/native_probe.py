@@ -165,9 +165,9 @@ def elf_functions(path: Path, names: list[str], table: int = _SHT_SYMTAB) -> dic
 
 
 def jaxlib_library() -> Path:
-    import jaxlib
+    from penguin_opt._compat import native_library_path
 
-    return Path(jaxlib.__file__).parent / "libjax_common.so"
+    return native_library_path()
 
 
 def api_addresses(lib_path: Path) -> list[int]:

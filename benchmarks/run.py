@@ -709,7 +709,7 @@ def corpus_programs(limit: int) -> list[tuple[str, str, Path]]:
     generator's cache, if it has been run) and the shared corpus's end-to-end models."""
     found: list[tuple[str, str, Path]] = []
     try:
-        from penguin_opt.corpus.export import cache_root
+        from tools.corpus.export import cache_root
 
         for p in cache_root().glob("*/model.mlir"):
             found.append((p.parent.name, "stablehlo", p))

@@ -103,7 +103,15 @@ def test_pass_error_writes_nothing(tmp_path):
         (["-p", "canonicalize-for-penguin{broadcast-num-elements-to-fold=x}"],
          "expects an integer"),
         (["--no-such-flag"], "unrecognized arguments"),
-        ([], "no pipeline"),
+        (["-p", " "], "empty pipeline"),
+        (["-p", "cse", "--pass-pipeline", "builtin.module(cse)"], "not both"),
+        (["-p", "cse", "--mlir-print-ir-after=nope"], "'nope' is not a pass of the pipeline"),
+        (["-p", "cse", "--mlir-print-ir-after-al"], "unrecognized arguments"),  # no abbrev
+        (["-p", "cse", "--verify-each=maybe"], "expected true/false"),
+        (["-p", "cse", "--verify-diagnostics=some"], "invalid choice"),
+        (["-p", "cse", "--emit-bytecode", "--split-input-file"], "cannot be combined"),
+        (["-p", "cse", "--mlir-elide-elementsattrs-if-larger=-1"], "N >= 0"),
+        (["--check-equivalence"], "needs a pipeline"),
     ],
 )
 def test_usage_errors_exit_2(args, needle, tmp_path):
@@ -181,11 +189,11 @@ def _jax_lowered():
 
 
 def test_hlo_text_and_proto_inputs(tmp_path):
-    from jaxlib import _hlo
+    from penguin_opt._compat import hlo_text_to_proto
 
     hlo_text = _jax_lowered().compiler_ir("hlo").as_hlo_text()
     (tmp_path / "m.hlo").write_text(hlo_text)
-    proto = _hlo.hlo_module_from_text(hlo_text).as_serialized_hlo_module_proto()
+    proto = hlo_text_to_proto(hlo_text)
     (tmp_path / "model.hlo_module.pb").write_bytes(proto)
     for name in ("m.hlo", "model.hlo_module.pb"):
         proc = penguin_opt(tmp_path / name, "-p", "stablehlo-canonicalize-for-penguin{"

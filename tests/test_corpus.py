@@ -13,11 +13,11 @@ import functools
 
 import pytest
 
-from penguin_opt.corpus import shared
-from penguin_opt.corpus.export import load_or_lower, lower
-from penguin_opt.corpus.models import MODELS
-from penguin_opt.corpus.report import render
-from penguin_opt.corpus.sweep import sweep_model
+from tools.corpus import shared
+from tools.corpus.export import load_or_lower, lower
+from tools.corpus.models import MODELS
+from tools.corpus.report import render
+from tools.corpus.sweep import sweep_model
 
 CI_MODELS = [m for m in MODELS if m.ci]
 FULL_MODELS = [m for m in MODELS if not m.ci]

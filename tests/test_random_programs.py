@@ -1,6 +1,6 @@
 """Property tests: random programs mixing every pattern the passes match, in both dialects.
 
-Each program from :func:`penguin_opt.testing.random_programs.programs` (StableHLO text) is
+Each program from :func:`support.random_programs.programs` (StableHLO text) is
 run through the full pipeline twice, as the corpus sweep does:
 
 * StableHLO: ``inline,stablehlo-canonicalize-for-penguin,stablehlo-canonicalize-conv``;
@@ -47,10 +47,7 @@ from dataclasses import dataclass, field
 
 import pytest
 from hypothesis import HealthCheck, Phase, given, seed, settings
-
-import penguin_opt
-from penguin_opt.equivalence import NotCheckable, check
-from penguin_opt.testing.random_programs import (
+from support.random_programs import (
     DIALECTS,
     IN_PLACE,
     MHLO_NEAR_MISS_REASONS,
@@ -61,6 +58,9 @@ from penguin_opt.testing.random_programs import (
     Program,
     programs,
 )
+
+import penguin_opt
+from penguin_opt.equivalence import NotCheckable, check
 
 PIPELINES = {
     "stablehlo": ("inline,stablehlo-canonicalize-for-penguin{OPTIONS},"

@@ -5,9 +5,9 @@ MLIR's own parser), run through both dialects' pipelines without a pass error or
 IR, and keep its results: the before/after programs must agree (bitwise, or within the
 derived tolerance where canonicalize-conv reorders sums) and the ``check.expect_*``
 expectations that held before the passes must still hold. The rules are in
-``penguin_opt/corpus/shared.py``. CI runs a deterministic sample of about one chunk in
+``tools/corpus/shared.py``. CI runs a deterministic sample of about one chunk in
 sixteen; the whole sweep is ``pytest -m slow tests/test_shared_corpus.py`` (or
-``python -m penguin_opt.corpus --shared yes``, which prints the counts).
+``python -m tools.corpus --shared yes``, which prints the counts).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from penguin_opt.corpus import shared
+from tools.corpus import shared
 
 ROOT = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "public"
 if not (ROOT / "manifest.json").exists():

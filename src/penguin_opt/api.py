@@ -26,29 +26,51 @@ def load_source(source: Source, context: ir.Context | None = None) -> ir.Operati
         return parse_source(source)
 
 
+def load_file(path: str | os.PathLike, *, context: ir.Context | None = None) -> ir.Operation:
+    """A ``builtin.module`` read from ``path`` (``-``: stdin), recognized by content (MLIR
+    text or bytecode, StableHLO artifact, HLO text or proto). Raises
+    :class:`~penguin_opt.io.InputNotFoundError` (a ``FileNotFoundError``) for a missing
+    file and :class:`~penguin_opt.io.InputError` for one that is no program."""
+    return load_source(read_source(os.fspath(path)), context)
+
+
+def parse(program: str | bytes, *, context: ir.Context | None = None,
+          name: str = "<input>") -> ir.Operation:
+    """A ``builtin.module`` from program text or bytes (never a path); ``name`` is what
+    error messages call it."""
+    data = program.encode() if isinstance(program, str) else bytes(program)
+    return load_source(Source(name, data), context)
+
+
 def load(program, *, context: ir.Context | None = None, name: str = "<input>") -> ir.Operation:
     """A ``builtin.module`` from a path, MLIR/HLO text, bytes, or a ``jax.jit(f).lower()``.
 
-    Each call gets a fresh context (with every dialect registered) unless one is given.
+    A ``str`` that names an existing file, or looks like a file name (one line, no
+    whitespace or MLIR punctuation), is read as a file: a missing one raises
+    ``InputNotFoundError`` (a ``FileNotFoundError``) rather than a parse error. Use
+    :func:`load_file` or :func:`parse` to say which one you mean. Each call gets a fresh
+    context (with every dialect registered) unless one is given.
     """
     if hasattr(program, "as_text") and hasattr(program, "compiler_ir"):  # jax Lowered
-        program = program.as_text(debug_info=True)
-        source = Source(name, program.encode())
-    elif isinstance(program, bytes):
-        source = Source(name, program)
-    elif isinstance(program, (str, os.PathLike)) and _is_path(program):
-        source = read_source(os.fspath(program))
-    elif isinstance(program, str):
-        source = Source(name, program.encode())
-    else:
-        raise TypeError(f"cannot load a {type(program).__name__}")
-    return load_source(source, context)
+        return parse(program.as_text(debug_info=True), context=context, name=name)
+    if isinstance(program, (bytes, bytearray, memoryview)):
+        return parse(program, context=context, name=name)
+    if isinstance(program, os.PathLike) or (isinstance(program, str) and _is_path(program)):
+        return load_file(program, context=context)
+    if isinstance(program, str):
+        return parse(program, context=context, name=name)
+    raise TypeError(f"cannot load a {type(program).__name__}")
 
 
-def _is_path(program) -> bool:
-    if isinstance(program, os.PathLike):
+_NOT_IN_PATHS = set(" \t\n\r{}()<>%@\"=:;,")
+
+
+def _is_path(program: str) -> bool:
+    if len(program) >= 4096 or not program or "\n" in program:
+        return False
+    if os.path.exists(program):
         return True
-    return "\n" not in program and len(program) < 4096 and os.path.exists(program)
+    return not (set(program) & _NOT_IN_PATHS)
 
 
 @dataclass
@@ -65,14 +87,31 @@ class Result:
         return self.state.diagnostics
 
 
-def run(module: ir.Operation, pipeline: str, *, verify: str = "default", **kwargs) -> Result:
-    """Run ``pipeline`` on ``module`` in place; raises PassError/PipelineError/MLIRError.
-    ``verify``: "default", "each" or "off" (see ``Pipeline``)."""
+def run(module: ir.Operation | ir.Module, pipeline: str, *, verify: str = "default",
+        **kwargs) -> Result:
+    """Run ``pipeline`` on ``module`` (an ``ir.Module`` or its operation) in place; raises
+    PassError/PipelineError/MLIRError. ``verify``: "default", "each" or "off" (see
+    ``Pipeline``). After an error the module may be partly rewritten: run on
+    ``module.clone()`` to keep the original."""
+    module = _module_op(module)
     with module.context:
         state = Pipeline(pipeline, verify=verify).run(module, **kwargs)
     return Result(module, state)
 
 
-def to_text(module: ir.Operation, *, generic: bool = False) -> str:
+def to_text(module: ir.Operation | ir.Module, *, generic: bool = False,
+            debug_info: bool = False) -> str:
+    """The module as MLIR text, as ``penguin-opt`` prints it: penguin-form sorts in generic
+    form (they read back), ``generic=True`` for MLIR's generic op form everywhere,
+    ``debug_info=True`` for locations (``--mlir-print-debuginfo``)."""
+    module = _module_op(module)
     with module.context:
-        return module_text(module, generic=generic)
+        return module_text(module, generic=generic, debug_info=debug_info)
+
+
+def _module_op(module) -> ir.Operation:
+    if isinstance(module, ir.Module):
+        return module.operation
+    if isinstance(module, (ir.Operation, ir.OpView)):
+        return module.operation
+    raise TypeError(f"expected an ir.Module or its operation, got a {type(module).__name__}")

@@ -3,33 +3,36 @@
 Exit codes: 0 success; 1 the input cannot be read or a pass failed (one line on stderr,
 ``file:line:col: error: ...``, no output file written); 2 usage error (bad flags, unknown
 pass or option); with ``--check-equivalence``: 3 the results differ, 4 the program is not
-checkable (no output file is written in either case). ``--debug`` adds the traceback.
+checkable (no output file is written in either case); 130 interrupted. ``--debug`` adds
+the traceback.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
+import time
 import traceback
 
-EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
+from .cli_common import (
+    EXIT_FAILURE,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USAGE,
+    Parser,
+    UsageError,
+    add_check_options,
+    version,
+)
+from .diagnostics_check import DEFAULT_MARKER as DEFAULT_SPLIT_MARKER
 
 
-class UsageError(Exception):
-    pass
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # one line, exit 2
-        raise UsageError(message)
-
-
-def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(
+def build_parser() -> Parser:
+    p = Parser(
         prog="penguin-opt",
         description="Run the Neuron hlo2penguin canonicalization passes (and any MLIR pass) "
-        "on MLIR, StableHLO artifacts, HLO text or HLO protos.",
+        "on MLIR, StableHLO artifacts, HLO text or HLO protos. Without a pipeline the "
+        "input is parsed, verified and printed.",
     )
     p.add_argument("input", nargs="?", default="-", help="input file, or - for stdin")
     p.add_argument("-o", dest="output", default="-", help="output file (default stdout)")
@@ -42,77 +45,79 @@ def build_parser() -> argparse.ArgumentParser:
         "broadcast-num-elements-to-fold=4096}'",
     )
     p.add_argument(
-        "--pass-statistics",
-        action="store_true",
-        help="print per-rewriter matched/rewritten/skipped counts to stderr",
+        "--pass-pipeline",
+        dest="pass_pipeline",
+        default=None,
+        metavar="PIPELINE",
+        help="mlir-opt's spelling: 'builtin.module(inline,stablehlo-canonicalize-for-penguin)'",
     )
-    p.add_argument(
-        "--mlir-timing", action="store_true", help="print MLIR's execution time report to stderr"
+    p.add_flag("--pass-statistics", "print per-rewriter matched/rewritten/skipped counts")
+    p.add_flag("--mlir-pass-statistics", "alias of --pass-statistics")
+    p.add_flag("--mlir-timing", "print an execution time report per pass to stderr")
+    p.add_flag("--mlir-print-ir-before-all", "print the IR before every pass to stderr")
+    p.add_flag("--mlir-print-ir-after-all", "print the IR after every pass to stderr")
+    p.add_flag("--mlir-print-ir-after-change",
+               "print the IR after a pass only when the pass changed it")
+    p.add_flag("--mlir-print-ir-after-failure", "print the IR after a pass that failed")
+    p.add_argument("--mlir-print-ir-before", action="append", default=[], metavar="PASS",
+                   help="print the IR before the named passes (comma separated, repeatable)")
+    p.add_argument("--mlir-print-ir-after", action="append", default=[], metavar="PASS",
+                   help="print the IR after the named passes (comma separated, repeatable)")
+    p.add_flag("--mlir-print-op-generic", "print MLIR's generic op form")
+    p.add_flag("--mlir-print-debuginfo", "print locations")
+    p.add_argument("--mlir-elide-elementsattrs-if-larger", type=int, default=None,
+                   metavar="N", help="elide constants with more than N elements when printing "
+                   "(the output does not read back)")
+    p.add_flag("--emit-bytecode", "write MLIR bytecode instead of text")
+    p.add_flag("--dump-pass-pipeline", "print the pipeline with every option to stderr")
+    p.add_flag("--allow-unregistered-dialect", "accept ops of dialects not registered")
+    p.add_optional_value(
+        "--split-input-file", DEFAULT_SPLIT_MARKER, default=None, metavar="MARKER",
+        help=f"run each chunk between MARKER lines (default '{DEFAULT_SPLIT_MARKER}') on its "
+        "own, printing each result as it goes",
     )
-    p.add_argument(
-        "--mlir-print-ir-after-all",
-        action="store_true",
-        help="print the IR after every pass to stderr",
+    p.add_argument("--output-split-marker", default=DEFAULT_SPLIT_MARKER, metavar="MARKER",
+                   help="line between the chunks' outputs (default '%(default)s')")
+    p.add_optional_value(
+        "--verify-diagnostics", "all", default=None, choices=("all", "only-expected"),
+        metavar="all|only-expected",
+        help="check diagnostics against expected-error/warning/remark comments "
+        "(all: any other diagnostic fails; only-expected: others are ignored)",
     )
-    p.add_argument(
-        "--mlir-print-op-generic",
-        action="store_true",
-        help="print the output in MLIR's generic op form",
+    p.add_flag(
+        "--verify-each",
+        "verify after every pass (names the pass that broke the IR); --verify-each=false: "
+        "never. Default: after every native pass and once after each run of consecutive "
+        "penguin-opt passes",
+        default=None,
     )
-    p.add_argument(
-        "--mlir-print-debuginfo", action="store_true", help="print locations in the output"
-    )
-    p.add_argument(
-        "--split-input-file",
-        action="store_true",
-        help="run each '// -----' chunk of the input on its own",
-    )
-    p.add_argument(
-        "--verify-diagnostics",
-        action="store_true",
-        help="check diagnostics against expected-error/warning/remark comments",
-    )
-    p.add_argument(
-        "--list-passes",
-        action="store_true",
-        help="list penguin-opt passes and their options, then exit",
-    )
-    p.add_argument(
+    p.add_flag("--list-passes", "list penguin-opt's passes with their options and the "
+               "native MLIR/StableHLO/MHLO passes a pipeline may name, then exit")
+    p.add_flag(
         "--check-equivalence",
-        action="store_true",
-        help="run the program before and after the pipeline on random inputs "
+        "run the program before and after the pipeline on random inputs "
         "and compare every output (exit 3 on a mismatch, 4 if not checkable)",
     )
-    p.add_argument(
-        "--verify-each",
-        dest="verify_each",
-        action="store_const",
-        const="true",
-        default=None,
-        help="verify after every pass (names the pass that broke the IR); "
-        "--verify-each=false: never. Default: after every native pass and once after each "
-        "run of consecutive penguin-opt passes",
-    )
-    p.add_argument("--verify-each=false", dest="verify_each", action="store_const",
-                   const="false", help=argparse.SUPPRESS)
-    p.add_argument("--verify-each=true", dest="verify_each", action="store_const",
-                   const="true", help=argparse.SUPPRESS)
+    p.add_argument("--version", action="version", version=f"penguin-opt {version()}")
     p.add_argument("--debug", action="store_true", help="show Python tracebacks on errors")
-    from .check_cli import add_check_options
-
     add_check_options(p)
     return p
 
 
 def list_passes(out=sys.stdout) -> None:
+    from .native_passes import native_passes
     from .passes import PASSES
 
+    print("penguin-opt passes:", file=out)
     for name, cls in PASSES.items():
-        print(f"{name}: {cls.summary}", file=out)
+        print(f"  {name}: {cls.summary}", file=out)
         for f in cls.options():
             choices = f.metadata.get("choices")
             extra = f" (one of {', '.join(choices)})" if choices else ""
-            print(f"  {cls.option_name(f)}={f.default}{extra}: {f.metadata['help']}", file=out)
+            print(f"    {cls.option_name(f)}={f.default}{extra}: {f.metadata['help']}", file=out)
+    print("native passes (MLIR, StableHLO, MHLO, registered in this jaxlib):", file=out)
+    for name, text in native_passes():
+        print(f"  {name} [native]{': ' + text if text != name else ''}", file=out)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -126,7 +131,42 @@ def main(argv: list[str] | None = None) -> int:
         print(f"penguin-opt: error: {err}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
-        return 130
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # the reader went away (`penguin-opt ... | head`): quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # nothing more reaches the closed pipe
+        return EXIT_FAILURE
+
+
+def _pipeline_text(args) -> str | None:
+    if args.pipeline is not None and args.pass_pipeline is not None:
+        raise UsageError("give the pipeline once: -p or --pass-pipeline, not both")
+    text = args.pass_pipeline if args.pass_pipeline is not None else args.pipeline
+    if text is not None and not text.strip():
+        raise UsageError("empty pipeline")
+    return text
+
+
+def _printing(args):
+    from .pipeline import IRPrinting
+
+    def names(values: list[str]) -> frozenset[str]:
+        return frozenset(n.strip() for v in values for n in v.split(",") if n.strip())
+
+    limit = args.mlir_elide_elementsattrs_if_larger
+    if limit is not None and limit < 0:
+        raise UsageError("--mlir-elide-elementsattrs-if-larger needs N >= 0")
+    return IRPrinting(
+        before_all=args.mlir_print_ir_before_all,
+        after_all=args.mlir_print_ir_after_all,
+        after_change=args.mlir_print_ir_after_change,
+        after_failure=args.mlir_print_ir_after_failure,
+        before=names(args.mlir_print_ir_before),
+        after=names(args.mlir_print_ir_after),
+        generic=args.mlir_print_op_generic,
+        debug_info=args.mlir_print_debuginfo,
+        elide_elements_limit=limit,
+    )
 
 
 def _main(argv: list[str]) -> int:
@@ -134,36 +174,53 @@ def _main(argv: list[str]) -> int:
     if args.list_passes:
         list_passes()
         return EXIT_OK
-    if not args.pipeline:
-        raise UsageError("no pipeline: pass -p PIPELINE (see --list-passes)")
+    args.pass_statistics = args.pass_statistics or args.mlir_pass_statistics
+    text = _pipeline_text(args)
+    if args.emit_bytecode and args.split_input_file is not None:
+        raise UsageError("--emit-bytecode cannot be combined with --split-input-file")
+    if args.check_equivalence and text is None:
+        raise UsageError("--check-equivalence needs a pipeline (-p)")
     if args.output != "-" and args.input != "-":
-        if os.path.exists(args.output) and os.path.samefile(args.input, args.output):
+        try:
+            same = os.path.exists(args.output) and os.path.samefile(args.input, args.output)
+        except OSError:
+            same = False
+        if same:
             raise UsageError(f"refusing to overwrite the input file '{args.input}'")
 
     from .io import InputError, read_source, write_atomically
     from .passes.base import RunState
     from .pipeline import Pipeline, PipelineError, print_statistics
 
-    try:
-        verify = {None: "default", "true": "each", "false": "off"}[args.verify_each]
-        pipeline = Pipeline(args.pipeline, verify=verify)
-    except PipelineError as err:
-        raise UsageError(str(err)) from None
+    printing = _printing(args)
+    pipeline = None
+    if text is not None:
+        try:
+            verify = {None: "default", True: "each", False: "off"}[args.verify_each]
+            pipeline = Pipeline(text, verify=verify)
+        except PipelineError as err:
+            raise UsageError(str(err)) from None
+        _check_pass_names(pipeline, printing)
 
     name = args.input if args.input != "-" else "<stdin>"
+    parse_start = time.perf_counter()
     try:
         source = read_source(args.input)
     except InputError as err:
         return _fail(str(err), args.debug)
-    if args.split_input_file or args.verify_diagnostics:
-        return _run_chunks(args, pipeline, source, name)
+    if args.split_input_file is not None or args.verify_diagnostics:
+        return _run_chunks(args, pipeline, printing, source, name)
     state = RunState()
     before: list[str] = []
     try:
-        text = _run_one(args, pipeline, source, state, before if args.check_equivalence else None)
+        output = _run_one(args, pipeline, printing, source, state,
+                          before if args.check_equivalence else None, parse_start)
     except PipelineError as err:
         raise UsageError(str(err)) from None
+    except KeyboardInterrupt:
+        raise
     except Exception as err:
+        _report_timing(args, state)
         return _fail(_error_line(err, name), args.debug, state, name)
     _print_diagnostics(state, name)
     if args.pass_statistics:
@@ -173,15 +230,30 @@ def _main(argv: list[str]) -> int:
 
         code = run_check(
             before[0],
-            text,
+            output,
             args,
             exact=_only_exact_rewrites(state),
             resize_mode=_resize_mode(pipeline),
         )
         if code != EXIT_OK:
+            _report_timing(args, state)
             return code  # no output written for a program we could not show equal
-    write_atomically(args.output, text)
+    start = time.perf_counter()
+    write_atomically(args.output, output)
+    state.timings.append(("Output", time.perf_counter() - start))
+    _report_timing(args, state)
     return EXIT_OK
+
+
+def _check_pass_names(pipeline, printing) -> None:
+    """``--mlir-print-ir-before/after=PASS`` must name passes of the pipeline (a typo
+    would otherwise print nothing)."""
+    known = frozenset().union(*(el.pass_names for el in pipeline.elements))
+    for flag, names in (("before", printing.before), ("after", printing.after)):
+        unknown = sorted(names - known)
+        if unknown:
+            raise UsageError(f"--mlir-print-ir-{flag}: '{unknown[0]}' is not a pass of the "
+                             f"pipeline ({', '.join(sorted(known))})")
 
 
 # Rewriters whose output computes the same values bit for bit (folds, structural edits).
@@ -205,27 +277,39 @@ def _resize_mode(pipeline) -> str:
     return "mean"
 
 
-def _run_one(args, pipeline, source, state, before: list[str] | None = None) -> str:
+def _run_one(args, pipeline, printing, source, state, before: list[str] | None = None,
+             parse_start: float | None = None) -> str | bytes:
     """Load, run, and print one program; raises on input or pass errors. With ``before``,
     the program's text before the pipeline is appended to it."""
     from .api import load_source
-    from .io import module_text
+    from .context import make_context
+    from .io import module_bytecode, module_text
 
-    module = load_source(source)
+    start = time.perf_counter() if parse_start is None else parse_start
+    module = load_source(source, make_context(allow_unregistered=args.allow_unregistered_dialect))
+    state.timings.append(("Parser", time.perf_counter() - start))
     with module.context:
         if before is not None:
             before.append(module_text(module))
-        pipeline._native_check(module.context)
-        pipeline.run(
-            module,
-            state,
-            timing=args.mlir_timing,
-            print_ir_after_all=args.mlir_print_ir_after_all,
-            print_generic=args.mlir_print_op_generic,
-        )
+        if pipeline is not None:
+            pipeline._native_check(module.context)
+            if args.dump_pass_pipeline:
+                print(f"Pass Manager with {len(pipeline.elements)} passes:\n"
+                      f"{pipeline.describe(module.context)}\n", file=sys.stderr)
+            pipeline.run(module, state, ir_printing=printing)
+        if args.emit_bytecode:
+            return module_bytecode(module)
         return module_text(
-            module, generic=args.mlir_print_op_generic, debug_info=args.mlir_print_debuginfo
+            module, generic=args.mlir_print_op_generic, debug_info=args.mlir_print_debuginfo,
+            large_elements_limit=args.mlir_elide_elementsattrs_if_larger,
         )
+
+
+def _report_timing(args, state) -> None:
+    if args.mlir_timing:
+        from .pipeline import print_timing
+
+        print_timing(state.timings)
 
 
 def _error_line(err: BaseException, name: str) -> str:
@@ -243,57 +327,81 @@ def _error_line(err: BaseException, name: str) -> str:
     return f"{name}: error: internal error: {type(err).__name__}: {err}"
 
 
-def _run_chunks(args, pipeline, source, name) -> int:
-    """--split-input-file / --verify-diagnostics: each chunk is its own program."""
+def _run_chunks(args, pipeline, printing, source, name) -> int:
+    """--split-input-file / --verify-diagnostics: each chunk is its own program, as in
+    mlir-opt: a failed chunk does not stop the others; on stdout each chunk's result is
+    printed as soon as it is ready, separated by --output-split-marker lines."""
     from . import diagnostics_check as dc
     from .io import Source, write_atomically
     from .passes.base import RunState
     from .pipeline import PipelineError, print_statistics
 
+    if args.check_equivalence:
+        raise UsageError("--check-equivalence checks one program: it cannot be combined "
+                         "with --split-input-file or --verify-diagnostics")
     try:
         text = source.data.decode("utf-8")
     except UnicodeDecodeError:
         return _fail(f"{name}: error: --split-input-file needs MLIR text", args.debug)
-    chunks = dc.split_chunks(text) if args.split_input_file else [dc.Chunk(text, 1)]
+    marker = args.split_input_file
+    chunks = dc.split_chunks(text, marker) if marker is not None else [dc.Chunk(text, 1)]
+    separator = f"{args.output_split_marker}\n"
+    streaming = args.output == "-"
     outputs, failed, problems = [], False, []
     total = RunState()
-    for chunk in chunks:
+    for index, chunk in enumerate(chunks):
         state = RunState()
         rendered: list[str] = []
+        output = None
         try:
-            outputs.append(
-                _run_one(args, pipeline, Source(source.name, chunk.text.encode()), state)
-            )
+            output = _run_one(args, pipeline, printing, Source(source.name, chunk.text.encode()),
+                              state)
         except PipelineError as err:
             raise UsageError(str(err)) from None
+        except KeyboardInterrupt:
+            raise
         except Exception as err:
             if args.debug:
                 traceback.print_exc()
             rendered.append(_error_line(err, name))
             failed = True
         rendered = [d.render(name) for d in state.diagnostics] + rendered
-        for pass_name, per in state.statistics.items():  # summed over the chunks
-            for rewriter, st in per.items():
-                sum_st = total.rewriter(pass_name, rewriter)
-                sum_st.matched += st.matched
-                sum_st.rewritten += st.rewritten
-                sum_st.skipped.update(st.skipped)
+        _sum_statistics(total, state)
+        total.timings.extend(state.timings)
         if args.verify_diagnostics:
-            problems += dc.verify(rendered, dc.expectations(chunk.text), name)
+            problems += dc.verify(rendered, dc.expectations(chunk.text), name,
+                                  only_expected=args.verify_diagnostics == "only-expected")
         else:
             for line in rendered:
                 print(line, file=sys.stderr)
+        piece = (separator if index else "") + (output or "")
+        if streaming and not args.verify_diagnostics:
+            sys.stdout.write(piece)
+            sys.stdout.flush()
+        else:
+            outputs.append(piece)
     if args.pass_statistics:
         print_statistics(total)
+    _report_timing(args, total)
     if args.verify_diagnostics:
         for line in problems:
             print(line, file=sys.stderr)
-        write_atomically(args.output, "// -----\n".join(outputs))
-        return EXIT_FAILURE if problems else EXIT_OK
-    if failed:
+        if problems:
+            return EXIT_FAILURE
+    elif failed:
         return EXIT_FAILURE
-    write_atomically(args.output, "// -----\n".join(outputs))
+    if outputs:
+        write_atomically(args.output, "".join(outputs))
     return EXIT_OK
+
+
+def _sum_statistics(total, state) -> None:
+    for pass_name, per in state.statistics.items():  # summed over the chunks
+        for rewriter, st in per.items():
+            sum_st = total.rewriter(pass_name, rewriter)
+            sum_st.matched += st.matched
+            sum_st.rewritten += st.rewritten
+            sum_st.skipped.update(st.skipped)
 
 
 def _print_diagnostics(state, name) -> None:
@@ -309,6 +417,8 @@ def _fail(line: str, debug: bool, state=None, name: str = "-") -> int:
     print(line, file=sys.stderr)
     return EXIT_FAILURE
 
+
+__all__ = ["build_parser", "list_passes", "main"]
 
 if __name__ == "__main__":
     sys.exit(main())

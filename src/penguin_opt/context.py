@@ -11,8 +11,9 @@ from __future__ import annotations
 import functools
 
 from jaxlib.mlir import ir
-from jaxlib.mlir._mlir_libs import _jax_mlir_ext
 from jaxlib.mlir.dialects import chlo, mhlo, sdy, stablehlo
+
+from ._compat import register_dialects
 
 
 @functools.cache
@@ -25,7 +26,7 @@ def make_context(*, allow_unregistered: bool = False) -> ir.Context:
     """A fresh context with every dialect the tool reads or writes loaded."""
     _register_native_passes()
     registry = ir.DialectRegistry()
-    _jax_mlir_ext.register_dialects(registry)
+    register_dialects(registry)
     ctx = ir.Context()
     ctx.append_dialect_registry(registry)
     ctx.load_all_available_dialects()

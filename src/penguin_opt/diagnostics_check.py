@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-SPLIT_MARKER = re.compile(r"^// -----\s*$", re.M)
+DEFAULT_MARKER = "// -----"
 _EXPECTED = re.compile(r"expected-(error|warning|remark)\s*(@[+-]\d+)?\s*\{\{(.*?)\}\}")
 _DIAG_LINE = re.compile(r"^(.*?):(\d+):(\d+): (error|warning|remark): (.*)$")
 
@@ -21,9 +21,11 @@ class Chunk:
     first_line: int
 
 
-def split_chunks(text: str) -> list[Chunk]:
+def split_chunks(text: str, marker: str = DEFAULT_MARKER) -> list[Chunk]:
+    """The chunks between lines that are ``marker`` (trailing whitespace allowed)."""
+    pattern = re.compile(rf"^{re.escape(marker)}[ \t\r]*$", re.M)
     chunks, start, line = [], 0, 1
-    for match in SPLIT_MARKER.finditer(text):
+    for match in pattern.finditer(text):
         body = text[start : match.start()]
         chunks.append(Chunk("\n" * (line - 1) + body, line))
         line += body.count("\n") + 1
@@ -49,14 +51,19 @@ def expectations(text: str) -> list[Expected]:
     return found
 
 
-def verify(rendered: list[str], expected: list[Expected], file_name: str) -> list[str]:
-    """Problems (one line each) between emitted diagnostics and the expectations."""
+def verify(rendered: list[str], expected: list[Expected], file_name: str, *,
+           only_expected: bool = False) -> list[str]:
+    """Problems (one line each) between emitted diagnostics and the expectations: an
+    expectation not produced, and (unless ``only_expected``, mlir-opt's
+    ``--verify-diagnostics=only-expected``) a diagnostic of any severity not expected."""
     problems = []
     remaining = list(expected)
     for line in rendered:
         m = _DIAG_LINE.match(line)
         if not m:
-            problems.append(f"{file_name}: error: unexpected diagnostic without location: {line}")
+            if not only_expected:
+                problems.append(
+                    f"{file_name}: error: unexpected diagnostic without location: {line}")
             continue
         _, lineno, _, severity, message = m.groups()
         hit = next(
@@ -69,8 +76,8 @@ def verify(rendered: list[str], expected: list[Expected], file_name: str) -> lis
         )
         if hit is not None:
             remaining.remove(hit)
-        elif severity == "error":
-            problems.append(f"{file_name}:{lineno}: error: unexpected error: {message}")
+        elif not only_expected:
+            problems.append(f"{file_name}:{lineno}: error: unexpected {severity}: {message}")
     for e in remaining:
         problems.append(
             f'{file_name}:{e.line}: error: expected {e.severity} "{e.text}" was not produced'

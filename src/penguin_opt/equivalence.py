@@ -21,6 +21,7 @@ import contextlib
 import multiprocessing
 import os
 import pickle
+import sys
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
@@ -377,22 +378,18 @@ def _xla_child(payload: bytes) -> bytes:
     """Child-process body: compile ``text`` with XLA CPU (through jax) and run it."""
     text, inputs = pickle.loads(payload)
     import jax
-    from jax._src import xla_bridge
-    from jax._src.lib import xla_client as xc
+
+    from ._compat import cpu_compile_and_load
 
     # Without x64, device_put narrows 64-bit inputs (i64 -> i32, f64 -> f32) and the
     # executable rejects them or, worse, the program runs on other values.
     jax.config.update("jax_enable_x64", True)
-    backend = xla_bridge.get_backend("cpu")
-    devices = backend.devices()[:1]
     try:
-        exe = backend.compile_and_load(
-            text.encode(), xc.DeviceList(tuple(devices)), xc.CompileOptions()
-        )
+        exe, device = cpu_compile_and_load(text)
     except Exception as err:  # XLA status errors (unsupported op, custom call, ...)
         return pickle.dumps(NotCheckable(" ".join(str(err).split())[:300]))
     try:
-        buffers = [jax.device_put(a, devices[0]) for a in inputs]
+        buffers = [jax.device_put(a, device) for a in inputs]
         results = exe.execute_sharded(buffers).disassemble_into_single_device_arrays()
         return pickle.dumps([np.asarray(r[0]) for r in results])
     except Exception as err:  # runtime status errors (out of memory, ...)
@@ -437,6 +434,26 @@ def _quiet_xla_logs():
         del os.environ["TF_CPP_MIN_LOG_LEVEL"]
 
 
+@contextlib.contextmanager
+def _main_not_reimported():
+    """A spawned child re-imports the parent's ``__main__`` (its file or ``-m`` module):
+    from a script without ``if __name__ == "__main__":`` that re-runs the script, whose
+    check then cannot start a child and the pool breaks. The children need nothing of
+    ``__main__``, so it is hidden from multiprocessing while they spawn."""
+    main = sys.modules.get("__main__")
+    if main is None:
+        yield
+        return
+    saved = {key: main.__dict__[key] for key in ("__file__", "__spec__") if key in main.__dict__}
+    main.__dict__.pop("__file__", None)
+    main.__dict__["__spec__"] = None
+    try:
+        yield
+    finally:
+        main.__dict__.pop("__spec__", None)
+        main.__dict__.update(saved)
+
+
 def _run_child(kind: str, fn, text: str, inputs, what: str = "") -> list[np.ndarray]:
     """Run ``fn`` in a per-oracle child process; a crash there raises NotCheckable."""
     from concurrent.futures.process import BrokenProcessPool
@@ -447,7 +464,7 @@ def _run_child(kind: str, fn, text: str, inputs, what: str = "") -> list[np.ndar
         pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
         _POOLS[kind] = pool
     try:
-        with _quiet_xla_logs() if fresh else contextlib.nullcontext():
+        with _quiet_xla_logs() if fresh else contextlib.nullcontext(), _main_not_reimported():
             future = pool.submit(fn, pickle.dumps((text, inputs)))  # spawns the child
         result = pickle.loads(future.result())
     except BrokenProcessPool:
@@ -641,11 +658,11 @@ def check(
     *,
     seed: int = 0,
     trials: int = 1,
-    rtol: float | None = 0.0,
-    atol: float | None = 0.0,
-    resize_mode: str = "mean",
-    oracle: str = "interpreter",
+    rtol: float | None = None,
+    atol: float | None = None,
+    oracle: str = "auto",
     inputs: list[list[np.ndarray]] | None = None,
+    resize_mode: str = "mean",
 ) -> Report:
     """Compare ``before`` and ``after`` (MLIR texts) on ``trials`` seeded random inputs
     (or on the given input sets). ``oracle``: "interpreter", "xla", "both", or "auto"

@@ -16,13 +16,17 @@ from dataclasses import dataclass
 
 from jaxlib.mlir import ir
 
-from .penguin_sort import parse_allowing_penguin_sorts, parse_text
+from .penguin_sort import parse_allowing_penguin_sorts
 
 MLIR_BYTECODE_MAGIC = b"ML\xefR"
 
 
 class InputError(Exception):
     """The input cannot be read as a program; the message is one line, with a location."""
+
+
+class InputNotFoundError(InputError, FileNotFoundError):
+    """The input file does not exist (also a ``FileNotFoundError``)."""
 
 
 @dataclass(frozen=True)
@@ -37,6 +41,8 @@ def read_source(path: str) -> Source:
     try:
         with open(path, "rb") as f:
             return Source(path, f.read())
+    except FileNotFoundError as err:
+        raise InputNotFoundError(f"{path}: error: cannot read input: {err.strerror}") from None
     except OSError as err:
         raise InputError(f"{path}: error: cannot read input: {err.strerror}") from None
 
@@ -101,22 +107,25 @@ def _parse_bytecode(source: Source) -> ir.Operation:
     from jaxlib.mlir.dialects import stablehlo
 
     ctx = ir.Context.current
+    # A portable artifact names its producer (StableHLO_vX.Y.Z) in the bytecode header;
+    # trying to deserialize anything else would print MLIR's diagnostics to stderr.
+    if b"StableHLO_v" in source.data[:32]:
+        try:
+            module = stablehlo.deserialize_portable_artifact(ctx, source.data)
+            return module.operation
+        except Exception:  # not a portable artifact after all: ordinary MLIR bytecode
+            pass
     try:
-        module = stablehlo.deserialize_portable_artifact(ctx, source.data)
-        return module.operation
-    except Exception:  # not a portable artifact: ordinary MLIR bytecode
-        pass
-    try:
-        return _as_module(parse_text(source.data, source.name), source)
+        return _as_module(parse_allowing_penguin_sorts(source.data, source.name), source)
     except ir.MLIRError as err:
         raise InputError(format_mlir_error(err, source.name)) from None
 
 
 def _import_hlo(proto: bytes, source: Source) -> ir.Operation:
-    from jaxlib import _jax
+    from ._compat import hlo_to_stablehlo
 
     try:
-        bytecode = _jax.mlir.hlo_to_stablehlo(proto)
+        bytecode = hlo_to_stablehlo(proto)
     except Exception as err:  # XLA status errors
         message = " ".join(str(err).split())
         raise InputError(f"{source.name}: error: cannot import HLO: {message}") from None
@@ -124,21 +133,21 @@ def _import_hlo(proto: bytes, source: Source) -> ir.Operation:
 
 
 def _parse_hlo_text(source: Source, text: str) -> ir.Operation:
-    from jaxlib import _hlo
+    from ._compat import hlo_text_to_proto
 
     try:
-        module = _hlo.hlo_module_from_text(text)
+        proto = hlo_text_to_proto(text)
     except Exception as err:
         message = " ".join(str(err).split())
         raise InputError(f"{source.name}: error: invalid HLO text: {message}") from None
-    return _import_hlo(module.as_serialized_hlo_module_proto(), source)
+    return _import_hlo(proto, source)
 
 
 def _parse_hlo_proto(source: Source) -> ir.Operation:
-    from jaxlib import _hlo
+    from ._compat import hlo_module_class
 
     try:
-        _hlo.HloModule.from_serialized_hlo_module_proto(source.data)
+        hlo_module_class().from_serialized_hlo_module_proto(source.data)
     except Exception:
         raise InputError(
             f"{source.name}: error: not MLIR text, MLIR bytecode, HLO text or an HLO module proto"
@@ -146,14 +155,25 @@ def _parse_hlo_proto(source: Source) -> ir.Operation:
     return _import_hlo(source.data, source)
 
 
-def module_text(module: ir.Operation, *, generic: bool = False, debug_info: bool = False) -> str:
+def module_text(module: ir.Operation, *, generic: bool = False, debug_info: bool = False,
+                large_elements_limit: int | None = None) -> str:
     """The module as MLIR text (penguin-form sorts print in generic form). The whole module
     prints in generic form when the pretty form would not parse back (see
-    ``_pretty_form_is_lossy``)."""
+    ``_pretty_form_is_lossy``). ``large_elements_limit``: elide constants with more
+    elements (``--mlir-elide-elementsattrs-if-larger``; such text does not read back)."""
     generic = generic or _pretty_form_is_lossy(module)
     return module.get_asm(
-        print_generic_op_form=generic, assume_verified=True, enable_debug_info=debug_info
+        print_generic_op_form=generic, assume_verified=True, enable_debug_info=debug_info,
+        large_elements_limit=large_elements_limit,
     )
+
+
+def module_bytecode(module: ir.Operation) -> bytes:
+    """The module as MLIR bytecode (``--emit-bytecode``; see ``penguin_sort.to_bytecode``
+    for penguin-form sorts)."""
+    from .penguin_sort import to_bytecode
+
+    return to_bytecode(module)
 
 
 def _pretty_form_is_lossy(module: ir.Operation) -> bool:

@@ -99,7 +99,7 @@ def ops_named(root: ir.Operation, names: Iterable[str]) -> list[ir.Operation]:
     MLIR's name-dispatched walk driver does the walk in C++ and calls Python only at the
     ops named ``names`` (a Python ``walk`` callback would cost a call per op).
     """
-    from jaxlib.mlir._mlir_libs._mlir import rewrite
+    from ._compat import rewrite
 
     wanted = frozenset(names)
     found: list[ir.Operation] = []

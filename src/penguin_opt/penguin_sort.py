@@ -108,24 +108,56 @@ def parse_allowing_penguin_sorts(text: str | bytes, source_name: str) -> ir.Oper
     try:
         return parse_text(text, source_name)
     except ir.MLIRError:
-        if isinstance(text, bytes) or not _SORT_TEXT.search(text):
+        if isinstance(text, bytes):  # bytecode: penguin sorts travel as stand-ins
+            if _UNVERIFIED_PREFIX.rstrip(".").encode() not in text:
+                raise
+            renamed = text
+        elif _SORT_TEXT.search(text):
+            renamed = _SORT_TEXT.sub(lambda m: f'"{_UNVERIFIED_PREFIX}{m.group(1)}_sort"(', text)
+        else:
             raise
         first_error = __import__("sys").exc_info()[1]
-    renamed = _SORT_TEXT.sub(lambda m: f'"{_UNVERIFIED_PREFIX}{m.group(1)}_sort"(', text)
     ctx = ir.Context.current
+    allowed = ctx.allow_unregistered_dialects
     ctx.allow_unregistered_dialects = True
     try:
         try:
             module = parse_text(renamed, source_name)
         except ir.MLIRError:
             raise first_error from None
-        names = [f"{_UNVERIFIED_PREFIX}{p}_sort" for p in ("mhlo", "stablehlo")]
-        for op in ops_named(module, names):
+        for op in ops_named(module, _STAND_IN_NAMES):
             _restore_sort(op)
     finally:
-        ctx.allow_unregistered_dialects = False
+        ctx.allow_unregistered_dialects = allowed
     verify(module)
     return module
+
+
+_STAND_IN_NAMES = tuple(f"{_UNVERIFIED_PREFIX}{p}_sort" for p in ("mhlo", "stablehlo"))
+
+
+def to_bytecode(module_op: ir.Operation) -> bytes:
+    """MLIR bytecode of the module; penguin-form sorts are written as unregistered
+    stand-ins (bytecode readers verify, and the stock verifier rejects the form), which
+    :func:`parse_allowing_penguin_sorts` turns back into sorts."""
+    import io
+
+    sorts = penguin_sorts(module_op)
+    target = module_op.clone() if sorts else module_op
+    try:
+        for sort in penguin_sorts(target) if sorts else ():
+            prefix = sort.name.split(".")[0]
+            stand_in = create(f"{_UNVERIFIED_PREFIX}{prefix}_sort",
+                              [r.type for r in sort.results], list(sort.operands),
+                              attrs_of(sort), before=sort, regions=1)
+            sort.regions[0].blocks[0].append_to(stand_in.regions[0])
+            replace_op(sort, list(stand_in.results))
+        buffer = io.BytesIO()
+        target.write_bytecode(buffer)
+        return buffer.getvalue()
+    finally:
+        if sorts:
+            target.erase()
 
 
 def parse_text(text: str | bytes, source_name: str) -> ir.Operation:

@@ -1,21 +1,23 @@
 """Pipelines that mix penguin-opt passes with native MLIR passes, mlir-opt style.
 
 ``inline,stablehlo-canonicalize-for-penguin{broadcast-num-elements-to-fold=4096},cse``:
-comma-separated elements, each a pass name with optional ``{key=value ...}`` options. Our
-passes run as real passes inside MLIR's PassManager (so ``--mlir-timing`` lists them by
-name); a native pass is added at module level, or nested under ``func.func`` when MLIR
+comma-separated elements, each a pass name with optional ``{key=value ...}`` options. A
+native pass is anchored at module level, or nested under ``func.func`` when MLIR
 restricts it to functions. ``builtin.module(...)`` around the whole list is accepted.
 
-Penguin-form sorts are not valid for the stock verifier or native passes. Once a
-for-penguin pass has run, every native pass after it is bracketed by two helper passes
-(``penguin-sort-expand`` / ``penguin-sort-refuse``) that give it the expanded form and fuse
-back the sorts that still match. Verification (see ``Pipeline.verify``) understands the
-form; it runs as ``penguin-opt-verify`` steps in the PassManager.
+Each element runs on its own: our passes as Python, each native element in a
+PassManager of its own (so MLIR's verifier follows its passes). Penguin-form sorts are not
+valid for the stock verifier or native passes: once one is in the module, each native
+element is given the expanded form and the sorts that still match are fused back after
+it. Verification (see ``Pipeline.verify``) understands the form. Timing (``--mlir-timing``)
+and IR dumps (``--mlir-print-ir-*``) are per element, and never show these helper steps.
 """
 
 from __future__ import annotations
 
+import re
 import sys
+import time
 from dataclasses import dataclass, field
 
 from jaxlib.mlir import ir, passmanager
@@ -55,10 +57,40 @@ def split_top_level(text: str, sep: str = ",") -> list[str]:
 class Element:
     text: str
     ours: ModulePass | None = None
+    display: str | None = None  # the name IR dumps give the pass
 
     @property
     def label(self) -> str:
         return self.ours.name if self.ours else self.text
+
+    @property
+    def display_name(self) -> str:
+        if self.display:
+            return self.display
+        return type(self.ours).__name__ if self.ours else self.text
+
+    @property
+    def pass_names(self) -> frozenset[str]:
+        """Pass arguments this element runs (``func.func(cse,canonicalize)``: both)."""
+        if self.ours is not None:
+            return frozenset((self.ours.name,))
+        return frozenset(_PASS_NAME.findall(_without_options(self.text))) - {"func.func",
+                                                                            "builtin.module"}
+
+
+_PASS_NAME = re.compile(r"[A-Za-z_][\w.-]*")
+
+
+def _without_options(text: str) -> str:
+    out, depth = [], 0
+    for ch in text:
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        elif depth == 0:
+            out.append(ch)
+    return "".join(out)
 
 
 def parse_pipeline(text: str) -> list[Element]:
@@ -88,6 +120,43 @@ def parse_pipeline(text: str) -> list[Element]:
 VERIFY_MODES = ("default", "each", "off")
 
 
+@dataclass(frozen=True)
+class IRPrinting:
+    """mlir-opt's ``--mlir-print-ir-*`` options, at the granularity of pipeline elements.
+
+    Dumps show the IR between the passes the user named, as MLIR prints it (``// -----//
+    IR Dump After NAME (arg) //----- //`` and the module); penguin-opt's own helper steps
+    (verification, the expanded sorts native passes are given) never appear in them.
+    ``before``/``after`` hold pass arguments (``cse``, ``stablehlo-canonicalize-conv``)."""
+
+    before_all: bool = False
+    after_all: bool = False
+    after_change: bool = False
+    after_failure: bool = False
+    before: frozenset[str] = frozenset()
+    after: frozenset[str] = frozenset()
+    generic: bool = False
+    debug_info: bool = False
+    elide_elements_limit: int | None = None
+
+    def wants_before(self, el: Element) -> bool:
+        return self.before_all or bool(self.before & el.pass_names)
+
+    def wants_after(self, el: Element) -> bool:
+        return self.after_all or self.after_change or bool(self.after & el.pass_names)
+
+    def dump(self, when: str, el: Element, module: ir.Operation, out=None) -> None:
+        from .io import module_text
+
+        out = out or sys.stderr
+        text = module_text(module, generic=self.generic, debug_info=self.debug_info,
+                           large_elements_limit=self.elide_elements_limit)
+        out.write(f"// -----// IR Dump {when} {el.display_name} ({el.label}) //----- //\n")
+        out.write(text if text.endswith("\n") else text + "\n")
+        out.write("\n")
+        out.flush()
+
+
 @dataclass
 class Pipeline:
     """A parsed pipeline, ready to run on modules.
@@ -112,67 +181,87 @@ class Pipeline:
             if el.ours is None:
                 _native_pipeline_text(el.text, ctx)
 
+    def describe(self, ctx: ir.Context) -> str:
+        """The pipeline with every option spelled out (``--dump-pass-pipeline``)."""
+        parts = []
+        for el in self.elements:
+            if el.ours is not None:
+                parts.append(el.ours.pipeline_text())
+                continue
+            text = _native_pipeline_text(el.text, ctx)
+            with ctx:
+                full = str(passmanager.PassManager.parse(f"builtin.module({text})"))
+            parts.append(full[len("builtin.module(") : -1])
+        return f"builtin.module({','.join(parts)})"
+
     def run(
         self,
         module: ir.Operation,
         state: RunState | None = None,
         *,
-        timing: bool = False,
-        print_ir_after_all: bool = False,
-        print_generic: bool = False,
+        ir_printing: IRPrinting | None = None,
     ) -> RunState:
-        """Run every element on ``module`` in place. Raises PassError / ir.MLIRError."""
+        """Run every element on ``module`` in place. Raises PassError / ir.MLIRError.
+        Each element's wall time is appended to ``state.timings``."""
         state = state if state is not None else RunState()
         ctx = module.context
-        pm = passmanager.PassManager("builtin.module", context=ctx)
-        failures: list[BaseException] = []
+        printing = ir_printing or IRPrinting()
         # Penguin-form sorts may come with the input (our own output read back) or from a
         # for-penguin pass: native passes then get the expanded form.
         penguin_seen = bool(penguin_sort.penguin_sorts(module))
-        any_ours = any(el.ours is not None for el in self.elements)
-        # With one of our passes in the pipeline, the verification is ours (penguin-aware,
-        # and once per run of our passes); without, MLIR's own verifier after each pass.
-        pm.enable_verifier(not any_ours and self.verify != "off")
-        verify = any_ours and self.verify != "off"
+        verify = self.verify != "off"
         run_of_ours: list[str] = []
-        for i, el in enumerate(self.elements):
-            if el.ours is not None:
-                pm.add(
-                    _python_pass(el.ours, state, failures),
-                    name=el.ours.name,
-                    argument=el.ours.name,
-                    description=el.ours.summary,
-                )
-                penguin_seen = penguin_seen or isinstance(el.ours, CanonicalizeForPenguin)
-                run_of_ours.append(el.ours.name)
-                run_ends = i + 1 == len(self.elements) or self.elements[i + 1].ours is None
-                if verify and (self.verify == "each" or run_ends):
-                    pm.add(_verify_step(run_of_ours, failures), name=_VERIFY_STEP)
-                    run_of_ours = []
-                continue
-            if penguin_seen:
-                pm.add(_guard(_expand_marked, failures), name="penguin-sort-expand")
-            pm.add(_native_pipeline_text(el.text, ctx))
-            if penguin_seen:
-                pm.add(_guard(_refuse_marked, failures), name="penguin-sort-refuse")
-            if verify:
-                pm.add(_verify_step([el.text], failures), name=_VERIFY_STEP)
-        if timing:
-            pm.enable_timing()
-        if print_ir_after_all:
-            pm.enable_ir_printing(print_after_all=True, print_generic_op_form=print_generic)
-        try:
-            with ctx, ir.Location.unknown(ctx):
-                pm.run(module)
-        except ir.MLIRError:
-            if failures:
-                raise failures[0] from None
-            raise
-        finally:
-            del pm  # prints the timing report now
-        if failures:
-            raise failures[0]
+        with ctx, ir.Location.unknown(ctx):
+            for i, el in enumerate(self.elements):
+                if printing.wants_before(el):
+                    printing.dump("Before", el, module)
+                before_text = _fingerprint(module) if printing.after_change else None
+                start = time.perf_counter()
+                try:
+                    if el.ours is not None:
+                        el.ours.run(module, state)
+                        penguin_seen = penguin_seen or isinstance(el.ours, CanonicalizeForPenguin)
+                        run_of_ours.append(el.ours.name)
+                        run_ends = (i + 1 == len(self.elements)
+                                    or self.elements[i + 1].ours is None)
+                        if verify and (self.verify == "each" or run_ends):
+                            _verify(run_of_ours)(module)
+                            run_of_ours = []
+                    else:
+                        self._run_native(el, module, ctx, penguin_seen, verify)
+                except BaseException:
+                    state.timings.append((el.label, time.perf_counter() - start))
+                    if printing.after_failure:
+                        printing.dump("After", _failed(el), module)
+                    raise
+                state.timings.append((el.label, time.perf_counter() - start))
+                if printing.wants_after(el) and not (
+                    printing.after_change and not printing.after_all
+                    and not (printing.after & el.pass_names)
+                    and _fingerprint(module) == before_text
+                ):
+                    printing.dump("After", el, module)
         return state
+
+    @staticmethod
+    def _run_native(el: Element, module, ctx, penguin_seen: bool, verify: bool) -> None:
+        pm = passmanager.PassManager.parse(
+            f"builtin.module({_native_pipeline_text(el.text, ctx)})", context=ctx)
+        pm.enable_verifier(verify)
+        marked = _expand_marked(module) if penguin_seen else []
+        sys.stderr.flush()  # native passes write to the C++ stderr
+        pm.run(module)
+        if marked:
+            _fuse_marked(module)
+
+
+def _fingerprint(module: ir.Operation) -> str:
+    return module.get_asm(print_generic_op_form=True, assume_verified=True,
+                          enable_debug_info=True)
+
+
+def _failed(el: Element) -> Element:
+    return Element(el.text, el.ours, display=f"{el.display_name} Failed")
 
 
 def _native_pipeline_text(text: str, ctx: ir.Context) -> str:
@@ -195,16 +284,7 @@ def _native_pipeline_text(text: str, ctx: ir.Context) -> str:
         raise PipelineError(f"invalid pipeline element '{text}': {first}")
 
 
-def _python_pass(p: ModulePass, state: RunState, failures: list[BaseException]):
-    run = _guard(lambda module: p.run(module, state), failures)
-    run.__name__ = p.name
-    return run
-
-
-_VERIFY_STEP = "penguin-opt-verify"
-
-
-def _verify_step(pass_names: list[str], failures: list[BaseException]):
+def _verify(pass_names: list[str]):
     """Verify the module (penguin-aware); a failure blames ``pass_names``."""
     names = list(pass_names)
 
@@ -214,7 +294,7 @@ def _verify_step(pass_names: list[str], failures: list[BaseException]):
         except ir.MLIRError as err:
             raise _verifier_failure(names, err) from None
 
-    return _guard(verify, failures)
+    return verify
 
 
 def _verifier_failure(pass_names: list[str], err: ir.MLIRError) -> PassError:
@@ -229,29 +309,17 @@ def _verifier_failure(pass_names: list[str], err: ir.MLIRError) -> PassError:
                                 "unknown"))
 
 
-def _guard(fn, failures):
-    """``fn(module)`` as a PassManager callback: a Python exception must not cross into
-    C++, so it is stashed in ``failures`` and the pass signals failure."""
-
-    def run(op, pass_):
-        try:
-            fn(op.operation)
-        except BaseException as err:
-            failures.append(err)
-            pass_.signal_pass_failure()
-
-    return run
-
-
-def _expand_marked(module: ir.Operation) -> None:
+def _expand_marked(module: ir.Operation) -> int:
     """Give native passes the expanded sort, marking which sorts to fuse back."""
     sorts = penguin_sort.penguin_sorts(module)
     for sort in sorts:
         sort.attributes[_EXPANDED_MARK] = ir.UnitAttr.get()
-    penguin_sort.expand_sorts(sorts, [])
+    penguin_sort.expand_sorts(sorts, [])  # erases the objects in ``sorts``
+    return len(sorts)
 
 
-def _refuse_marked(module: ir.Operation) -> None:
+def _fuse_marked(module: ir.Operation) -> None:
+    """Fuse back the sorts :func:`_expand_marked` expanded (those still matching)."""
     from .dialect import Dialect
     from .passes.penguin_rewriters import FuseIotaSort
     from .passes.sweep import Sweep
@@ -261,7 +329,7 @@ def _refuse_marked(module: ir.Operation) -> None:
     ]
     for sort in marked:
         del sort.attributes[_EXPANDED_MARK]
-        sweep = Sweep(Dialect(sort.name.split(".")[0]), "penguin-sort-refuse", RunState(), {})
+        sweep = Sweep(Dialect(sort.name.split(".")[0]), "penguin-sort-fuse", RunState(), {})
         FuseIotaSort().rewrite(sort, sweep)
 
 
@@ -278,3 +346,22 @@ def print_statistics(state: RunState, out=sys.stderr) -> None:
             print(f"    (S) {st.rewritten:>6} rewritten - ops rewritten", file=out)
             for reason, count in sorted(st.skipped.items()):
                 print(f"    (S) {count:>6} skipped   - {reason}", file=out)
+
+
+def print_timing(timings: list[tuple[str, float]], out=sys.stderr) -> None:
+    """MLIR's execution time report (``--mlir-timing``): wall time per pipeline element,
+    in order, with mlir-opt's ``Parser`` and ``Output`` rows; an element that runs
+    several times (``--split-input-file``) is summed."""
+    rows: dict[str, float] = {}
+    for name, seconds in timings:
+        rows[name] = rows.get(name, 0.0) + seconds
+    total = sum(rows.values())
+    print("===" + "-" * 73 + "===", file=out)
+    print("                         ... Execution time report ...", file=out)
+    print("===" + "-" * 73 + "===", file=out)
+    print(f"  Total Execution Time: {total:.4f} seconds\n", file=out)
+    print("  ----Wall Time----  ----Name----", file=out)
+    for name, seconds in [*rows.items(), ("Total", total)]:
+        share = 100.0 * seconds / total if total else 0.0
+        print(f"  {seconds:8.4f} ({share:5.1f}%)  {name}", file=out)
+    out.flush()

@@ -79,6 +79,7 @@ class RunState:
 
     statistics: dict[str, dict[str, RewriterStats]] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    timings: list[tuple[str, float]] = field(default_factory=list)  # (element, seconds)
 
     def rewriter(self, pass_name: str, rewriter: str) -> RewriterStats:
         per_pass = self.statistics.setdefault(pass_name, {})
@@ -140,6 +141,11 @@ class ModulePass:
                 value = "true" if value else "false"
             parts.append(f"{self.option_name(f)}={value}")
         return " ".join(parts)
+
+    def pipeline_text(self) -> str:
+        """The pass as a pipeline element with every option spelled out."""
+        options = self.option_text()
+        return f"{self.name}{{{options}}}" if options else self.name
 
 
 def _parse_value(pass_name: str, key: str, f: dataclasses.Field, raw: str) -> Any:

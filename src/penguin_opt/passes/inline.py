@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from jaxlib.mlir import ir, passmanager
-from jaxlib.mlir._mlir_libs import _jax_mlir_ext
 
+from .._compat import inlined_func_call
 from ..ir_util import ops_named
 from .base import ModulePass, RunState, option
 
@@ -49,8 +49,7 @@ class Inline(ModulePass):
                 if recursive(callee_name):
                     stats.skip("recursive")
                     continue
-                with ir.InsertionPoint(call), call.location:
-                    values = _jax_mlir_ext.inlined_func_call(callee, list(call.operands))
+                values = inlined_func_call(callee, list(call.operands), call)
                 for old, new in zip(call.results, values, strict=True):
                     old.replace_all_uses_with(new)
                 call.erase()

@@ -14,8 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from jaxlib.mlir import ir
-from jaxlib.mlir._mlir_libs._mlir import rewrite
 
+from .._compat import rewrite
 from ..dialect import Dialect
 from ..ir_util import create, defining_op_of, replace_op
 from .base import RewriterStats, RunState, Severity

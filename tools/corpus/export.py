@@ -88,10 +88,10 @@ def _lower(spec: ModelSpec, t0: float) -> Program:
         text = lowered.as_text()
         hlo_text, hlo_proto = None, None
         if spec.hlo:
-            from jaxlib import _hlo
+            from penguin_opt._compat import hlo_text_to_proto
 
             hlo_text = lowered.compiler_ir("hlo").as_hlo_text()
-            hlo_proto = _hlo.hlo_module_from_text(hlo_text).as_serialized_hlo_module_proto()
+            hlo_proto = hlo_text_to_proto(hlo_text)
     return Program(spec.name, text, leaves, hlo_text, hlo_proto, built.static_types,
                    time.perf_counter() - t0)
 

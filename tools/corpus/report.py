@@ -10,7 +10,7 @@ from .models import ModelSpec
 from .shared import Summary
 from .sweep import MHLO_PIPELINE, STABLEHLO_PIPELINE, VariantResult
 
-COMMAND = "python -m penguin_opt.corpus --report docs/corpus.md"
+COMMAND = "python -m tools.corpus --report docs/corpus.md"
 
 
 def _version(dist: str) -> str:
@@ -103,7 +103,7 @@ def render(specs: dict[str, ModelSpec], results: list[VariantResult],
             "`tests/test_shared_corpus.py` runs the upstream test programs in "
             "`../shared/corpus/public` (openxla/stablehlo interpreter tests and testdata, "
             "mlir-hlo canonicalization tests, byteir models) through both dialects' "
-            "pipelines (see `penguin_opt/corpus/shared.py` for the rules). Full sweep:",
+            "pipelines (see `tools/corpus/shared.py` for the rules). Full sweep:",
             "",
             "```",
             *shared.lines(),

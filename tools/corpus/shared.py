@@ -58,10 +58,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import api
-from ..diagnostics_check import expectations, split_chunks
-from ..equivalence import NotCheckable, check
-from ..passes.base import PassError
+from penguin_opt import api
+from penguin_opt.diagnostics_check import expectations, split_chunks
+from penguin_opt.equivalence import NotCheckable, check
+from penguin_opt.passes.base import PassError
 
 _SH_PASSES = "stablehlo-canonicalize-for-penguin{all-functions=true},stablehlo-canonicalize-conv"
 _MHLO_PASSES = "canonicalize-for-penguin{all-functions=true},canonicalize-conv"
@@ -443,8 +443,8 @@ def _is_mhlo(text: str) -> bool:
 def run_case(case: Case, *, trials: int = 1) -> ChunkResult:
     from jaxlib.mlir import ir
 
-    from ..context import make_context
-    from ..io import InputError
+    from penguin_opt.context import make_context
+    from penguin_opt.io import InputError
 
     res = ChunkResult(case.id)
     ctx = make_context()
@@ -518,7 +518,7 @@ def _mlir_reason(text: str, err: Exception) -> str:
     """Why the chunk does not load: MLIR's own parser must agree, else it is our bug."""
     from jaxlib.mlir import ir
 
-    from ..context import make_context
+    from penguin_opt.context import make_context
 
     ctx = make_context()
     try:

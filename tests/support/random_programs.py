@@ -209,8 +209,8 @@ def dense_attr(values: np.ndarray, shape, dtype: str) -> str:
     """``dense<...> : tensor<...>``, bit for bit (through penguin_opt.elements)."""
     from jaxlib.mlir import ir
 
-    from ..context import make_context
-    from ..elements import make_elements
+    from penguin_opt.context import make_context
+    from penguin_opt.elements import make_elements
 
     if not _CONTEXT or _CONTEXT[0][1] > 2000:  # a fresh context now and then: attributes
         _CONTEXT[:] = [[make_context(), 0]]  # are interned for the context's lifetime
@@ -222,7 +222,7 @@ def dense_attr(values: np.ndarray, shape, dtype: str) -> str:
 
 
 def _np_dtype(dtype: str) -> np.dtype:
-    from ..elements import DTYPES
+    from penguin_opt.elements import DTYPES
 
     return DTYPES[dtype]
 

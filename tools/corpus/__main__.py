@@ -1,9 +1,9 @@
-"""``python -m penguin_opt.corpus``: export, sweep and report the model corpus.
+"""``python -m tools.corpus``: export, sweep and report the model corpus.
 
-    python -m penguin_opt.corpus --report docs/corpus.md      # everything (slow)
-    python -m penguin_opt.corpus --ci                         # the CI subset
-    python -m penguin_opt.corpus --models ResNet50,VGG16 --variants stablehlo
-    python -m penguin_opt.corpus --list
+    python -m tools.corpus --report docs/corpus.md      # everything (slow)
+    python -m tools.corpus --ci                         # the CI subset
+    python -m tools.corpus --models ResNet50,VGG16 --variants stablehlo
+    python -m tools.corpus --list
 
 Exit status 1 when any program mismatches or fails in the pipeline.
 """
@@ -16,15 +16,14 @@ import sys
 import time
 from pathlib import Path
 
-os.environ.setdefault("KERAS_BACKEND", "jax")
-
 
 def main(argv: list[str] | None = None) -> int:
+    os.environ.setdefault("KERAS_BACKEND", "jax")  # before anything imports keras
     from .export import cache_root, load_or_lower
     from .models import BY_NAME, MODELS
     from .sweep import VARIANTS, VariantResult, sweep_model
 
-    ap = argparse.ArgumentParser(prog="python -m penguin_opt.corpus", description=__doc__,
+    ap = argparse.ArgumentParser(prog="python -m tools.corpus", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--report", metavar="PATH", help="write the Markdown report here")
     ap.add_argument("--models", help="comma-separated model names (default: all)")
@@ -93,7 +92,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.shared != "no":
         summary, shared_note, shared_failures = _shared(args)
     if args.report:
-        from ..io import write_atomically
+        from penguin_opt.io import write_atomically
+
         from .report import render
 
         text = render({s.name: s for s in specs}, results, missing, summary, shared_note,

@@ -24,8 +24,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from .. import api
-from ..equivalence import NotCheckable, check
+from penguin_opt import api
+from penguin_opt.equivalence import NotCheckable, check
+
 from .export import Program
 from .models import ModelSpec
 
@@ -66,7 +67,7 @@ class VariantResult:
 
 def count_ops(module) -> tuple[int, int]:
     """(ops, convolutions) in every function body of ``module``."""
-    from ..passes.canonicalize_for_penguin import ops_named_all
+    from penguin_opt.passes.canonicalize_for_penguin import ops_named_all
 
     names = [op.name for op in ops_named_all(module.operation)]
     ops = sum(name not in ("func.func", "builtin.module") for name in names)
@@ -88,7 +89,7 @@ def specialize(text: str, types: list[str]) -> str:
 def _drop_true_shape_assertions(module) -> None:
     from jaxlib.mlir import ir
 
-    from ..ir_util import ops_named
+    from penguin_opt.ir_util import ops_named
 
     with module.context:
         found = [

@@ -1,0 +1,133 @@
+"""Every private jax/jaxlib/MLIR-bindings interface penguin-opt uses, in one place.
+
+The MLIR Python bindings (``jaxlib.mlir.ir``, ``passmanager``, ``dialects``) are the IR and
+are imported where they are used. What is *not* a public API lives here, with one small
+shim per version difference, so a new jaxlib breaks this module and nothing else:
+
+* ``jaxlib.mlir._mlir_libs._jax_mlir_ext``: jaxlib's dialect registration and
+  ``inlined_func_call`` (jaxlib < 0.10.1 takes the block to append to, newer ones insert
+  at the current insertion point).
+* ``jaxlib.mlir._mlir_libs._mlir.rewrite``: the pattern set and MLIR's walk-and-apply
+  driver (no public module re-exports it in jaxlib).
+* HLO import: ``jaxlib._jax.mlir.hlo_to_stablehlo`` and the HLO module class
+  (``jaxlib._hlo`` from 0.10.2 on, ``jaxlib._jax`` before).
+* ``native_library_path``: jaxlib's shared library holding MLIR (``--list-passes`` reads
+  its strings for pass names).
+* XLA CPU compile-and-run for the equivalence oracle: the backend through the public
+  ``jax.extend.backend``; ``DeviceList``/``CompileOptions`` from ``jaxlib.xla_client``.
+
+Supported: jax/jaxlib 0.10.0 through 0.12.x (see ``pyproject.toml``).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+from collections.abc import Sequence
+
+from jaxlib.mlir import ir
+from jaxlib.mlir._mlir_libs import _jax_mlir_ext
+from jaxlib.mlir._mlir_libs._mlir import rewrite
+
+__all__ = [
+    "JAXLIB_VERSION",
+    "cpu_compile_and_load",
+    "hlo_module_class",
+    "hlo_text_to_proto",
+    "hlo_to_stablehlo",
+    "inlined_func_call",
+    "native_library_path",
+    "register_dialects",
+    "rewrite",
+]
+
+
+def _version_tuple(text: str) -> tuple[int, ...]:
+    parts = []
+    for piece in text.split(".")[:3]:
+        digits = "".join(ch for ch in piece if ch.isdigit())
+        parts.append(int(digits) if digits else 0)
+    return tuple(parts)
+
+
+def _jaxlib_version() -> tuple[int, ...]:
+    from jaxlib import version
+
+    return _version_tuple(version.__version__)
+
+
+JAXLIB_VERSION: tuple[int, ...] = _jaxlib_version()
+
+# jaxlib 0.10.1 renamed inlined_func_call's block argument away (it now inserts at the
+# current insertion point) and moved the HLO module class from jaxlib._jax to jaxlib._hlo
+# in 0.10.2.
+_INLINE_TAKES_BLOCK = JAXLIB_VERSION < (0, 10, 1)
+_HLO_MODULE_IN_JAX = JAXLIB_VERSION < (0, 10, 2)
+
+
+def register_dialects(registry: ir.DialectRegistry) -> None:
+    """Register every upstream dialect jaxlib ships (func, arith, tensor, shape, ...)."""
+    _jax_mlir_ext.register_dialects(registry)
+
+
+def inlined_func_call(
+    callee: ir.Operation, args: Sequence[ir.Value], call: ir.Operation
+) -> list[ir.Value]:
+    """A copy of ``callee``'s single-block body, inserted right before ``call`` with
+    ``args`` for its arguments; returns the values of the copied ``return``."""
+    if not _INLINE_TAKES_BLOCK:
+        with ir.InsertionPoint(call), call.location:
+            return list(_jax_mlir_ext.inlined_func_call(callee, list(args)))
+    # Old signature: the copy is appended to ``block``; move it in front of the call.
+    block = call.block
+    count = len(block.operations)
+    with call.location:
+        values = list(_jax_mlir_ext.inlined_func_call(callee, list(args), block))
+    operations = block.operations
+    for index in range(count, len(operations)):
+        operations[index].move_before(call)
+    return values
+
+
+@functools.cache
+def _hlo_module_owner():
+    return importlib.import_module("jaxlib._jax" if _HLO_MODULE_IN_JAX else "jaxlib._hlo")
+
+
+def hlo_module_class():
+    """jaxlib's ``HloModule`` (``from_serialized_hlo_module_proto``, ...)."""
+    return _hlo_module_owner().HloModule
+
+
+def hlo_text_to_proto(text: str) -> bytes:
+    """A serialized ``HloModuleProto`` from HLO text (raises on invalid text)."""
+    return _hlo_module_owner().hlo_module_from_text(text).as_serialized_hlo_module_proto()
+
+
+def hlo_to_stablehlo(proto: bytes) -> bytes:
+    """XLA's HLO importer: a serialized HloModuleProto in, StableHLO bytecode out."""
+    from jaxlib import _jax
+
+    return _jax.mlir.hlo_to_stablehlo(proto)
+
+
+def cpu_compile_and_load(text: str):
+    """Compile StableHLO ``text`` for XLA CPU; returns (executable, device)."""
+    from jax.extend import backend as jex_backend
+    from jaxlib import xla_client
+
+    backend = jex_backend.get_backend("cpu")
+    devices = backend.devices()[:1]
+    exe = backend.compile_and_load(
+        text.encode(), xla_client.DeviceList(tuple(devices)), xla_client.CompileOptions()
+    )
+    return exe, devices[0]
+
+
+def native_library_path():
+    """The shared library of jaxlib that holds MLIR and its passes."""
+    from pathlib import Path
+
+    import jaxlib
+
+    return Path(jaxlib.__file__).parent / "libjax_common.so"

@@ -1,0 +1,171 @@
+"""What ``penguin-opt`` and ``penguin-check`` share: exit codes, the argument parser with
+mlir-opt's option habits, usage errors and the equivalence-check options.
+
+mlir-opt (LLVM's ``cl``) habits the parser keeps:
+
+* long options take one dash or two (``-split-input-file`` is ``--split-input-file``);
+* a boolean flag also takes ``=true|false|1|0`` (``--verify-each=0``);
+* an option with an optional value takes it only after ``=`` (``--split-input-file=MARK``),
+  so a following input path is never swallowed;
+* no abbreviations: ``--mlir-print-ir-after`` is not ``--mlir-print-ir-after-all``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+__all__ = [
+    "EXIT_FAILURE",
+    "EXIT_INTERRUPTED",
+    "EXIT_MISMATCH",
+    "EXIT_NOT_CHECKABLE",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "Parser",
+    "UsageError",
+    "add_check_options",
+    "version",
+]
+
+EXIT_OK = 0
+EXIT_FAILURE = 1  # the input cannot be read, or a pass failed
+EXIT_USAGE = 2  # bad flag, unknown pass or option
+EXIT_MISMATCH = 3  # --check-equivalence / penguin-check: the results differ
+EXIT_NOT_CHECKABLE = 4  # no oracle can run the program
+EXIT_INTERRUPTED = 130  # SIGINT
+
+_TRUE, _FALSE = ("true", "1", "on", "yes"), ("false", "0", "off", "no")
+
+
+class UsageError(Exception):
+    """A command-line usage error (exit 2, one line)."""
+
+
+def version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("penguin-opt")
+    except metadata.PackageNotFoundError:  # running from a source tree
+        return "unknown"
+
+
+def _bool(text: str) -> bool:
+    lowered = text.lower()
+    if lowered in _TRUE:
+        return True
+    if lowered in _FALSE:
+        return False
+    raise argparse.ArgumentTypeError(f"expected true/false or 1/0, got '{text}'")
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with mlir-opt's option spelling (see the module docstring)."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+        self._bare_values: dict[str, str] = {}  # option -> value when given without '='
+
+    def error(self, message: str):  # one line, exit 2
+        raise UsageError(message)
+
+    def add_flag(self, name: str, help: str, *, default=False, group=None, dest=None):
+        """A boolean flag: ``--name`` or ``--name=true|false|1|0``."""
+        return self.add_optional_value(
+            name, "true", help=help, type=_bool, default=default, group=group, dest=dest,
+            metavar="BOOL",
+        )
+
+    def add_optional_value(self, name: str, bare: str, *, group=None, **kwargs):
+        """``--name`` alone means ``--name=<bare>``; any other value only after '='."""
+        self._bare_values[name] = bare
+        kwargs.setdefault("metavar", "VALUE")
+        return (group or self).add_argument(name, **kwargs)
+
+    def parse_args(self, args=None, namespace=None):
+        return super().parse_args(self.normalize(list(args or [])), namespace)
+
+    def normalize(self, argv: list[str]) -> list[str]:
+        longs = {s for action in self._actions for s in action.option_strings if s[:2] == "--"}
+        out: list[str] = []
+        for index, arg in enumerate(argv):
+            if arg == "--":
+                out.extend(argv[index:])
+                break
+            if arg[:1] == "-" and arg[:2] != "--" and len(arg) > 2:
+                candidate = "-" + arg
+                if candidate.split("=", 1)[0] in longs:
+                    arg = candidate
+            if arg in self._bare_values:
+                arg = f"{arg}={self._bare_values[arg]}"
+            out.append(arg)
+        return out
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got '{text}'") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {value}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    value = _non_negative_int(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("expected a positive integer, got 0")
+    return value
+
+
+def _tolerance(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got '{text}'") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text}")
+    return value
+
+
+def add_check_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("equivalence check")
+    g.add_argument("--seed", type=_non_negative_int, default=0,
+                   help="seed of the random inputs (default 0)")
+    g.add_argument("--trials", type=_positive_int, default=2,
+                   help="random input sets (default 2)")
+    g.add_argument(
+        "--rtol",
+        type=_tolerance,
+        default=None,
+        help="relative tolerance for float outputs (default: derived from the "
+        "dtype and the largest reduction; exact for constant-fold-only runs)",
+    )
+    g.add_argument(
+        "--atol",
+        type=_tolerance,
+        default=None,
+        help="absolute tolerance, relative to each output's largest magnitude",
+    )
+    g.add_argument(
+        "--oracle",
+        choices=("auto", "interpreter", "xla", "both"),
+        default="auto",
+        help="StableHLO reference interpreter, XLA CPU, both, or auto "
+        "(interpreter, falling back to XLA)",
+    )
+    g.add_argument(
+        "--inputs",
+        metavar="NPZ",
+        help="read inputs from an .npz (arg0, arg1, ...; optional leading trial axis)",
+    )
+    g.add_argument(
+        "--resize-nearest-grad-mode",
+        choices=("mean", "sum"),
+        default=None,
+        help="meaning of ResizeNearestGrad custom calls (default: the pipeline's "
+        "option, else mean)",
+    )

@@ -1,1 +1,0 @@
-"""Test helpers shipped with the package (random program generators for property tests)."""

@@ -1,0 +1,1 @@
+"""Test helpers (not shipped in the wheel)."""

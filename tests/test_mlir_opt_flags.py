@@ -1,0 +1,270 @@
+"""mlir-opt's flags, spelled and behaving as mlir-opt (MlirOptMain) has them."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "argsort_model.mlir"
+PIPELINE = "inline,stablehlo-canonicalize-for-penguin"
+
+TWO_CHUNKS = """func.func @main(%arg0: tensor<2x3xf32>) -> tensor<i32> {
+  %0 = stablehlo.get_dimension_size %arg0, dim = 1 : (tensor<2x3xf32>) -> tensor<i32>
+  return %0 : tensor<i32>
+}
+{marker}
+func.func @main(%arg0: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = stablehlo.bogus %arg0 : tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+{marker}
+func.func @main(%arg0: tensor<4xf32>) -> tensor<i32> {
+  %0 = stablehlo.get_dimension_size %arg0, dim = 0 : (tensor<4xf32>) -> tensor<i32>
+  return %0 : tensor<i32>
+}
+"""
+
+HELPER_NAMES = ("penguin-opt-verify", "penguin-sort-expand", "penguin-sort-refuse",
+                "penguin-sort-fuse", "penguin.expanded_sort")
+
+
+def run(*args, stdin: bytes | None = None, entry=("-m", "penguin_opt")):
+    return subprocess.run([sys.executable, *entry, *map(str, args)], input=stdin,
+                          capture_output=True, cwd=ROOT)
+
+
+def dumps(stderr: str) -> list[str]:
+    return re.findall(r"^// -----// IR Dump (.*) //----- //$", stderr, re.M)
+
+
+def test_single_dash_long_options_and_pass_pipeline():
+    a = run(EXAMPLE, "-pass-pipeline=builtin.module(inline,stablehlo-canonicalize-for-penguin)")
+    b = run(EXAMPLE, "--pass-pipeline", f"builtin.module({PIPELINE})")
+    c = run(EXAMPLE, "-p", PIPELINE)
+    assert a.returncode == b.returncode == c.returncode == 0, a.stderr + b.stderr + c.stderr
+    assert a.stdout == b.stdout == c.stdout
+    assert b'"stablehlo.sort"(%arg0)' in a.stdout
+
+
+def test_allow_unregistered_dialect(tmp_path):
+    src = tmp_path / "u.mlir"
+    src.write_text('func.func @main() {\n  "foo.bar"() : () -> ()\n  return\n}\n')
+    refused = run(src, "-p", "cse")
+    assert refused.returncode == 1
+    assert len(refused.stderr.decode().strip().splitlines()) == 1
+    for flag in ("--allow-unregistered-dialect", "-allow-unregistered-dialect"):
+        ok = run(src, "-p", "cse", flag)
+        assert ok.returncode == 0, ok.stderr
+        assert b'"foo.bar"()' in ok.stdout
+
+
+def test_print_ir_before_and_after_all_name_only_user_passes():
+    proc = run(EXAMPLE, "-p", f"{PIPELINE},cse", "--mlir-print-ir-before-all",
+               "--mlir-print-ir-after-all")
+    assert proc.returncode == 0, proc.stderr
+    err = proc.stderr.decode()
+    assert dumps(err) == [
+        "Before Inline (inline)", "After Inline (inline)",
+        "Before StablehloCanonicalizeForPenguin (stablehlo-canonicalize-for-penguin)",
+        "After StablehloCanonicalizeForPenguin (stablehlo-canonicalize-for-penguin)",
+        "Before cse (cse)", "After cse (cse)",
+    ]
+    for helper in HELPER_NAMES:
+        assert helper not in err
+    # the dump after cse shows the penguin form, as the IR stands between the passes
+    assert '"stablehlo.sort"(%arg0) <{' in err.split("After cse (cse)")[1]
+
+
+def test_print_ir_before_and_after_named_passes():
+    proc = run(EXAMPLE, "-p", f"{PIPELINE},cse", "--mlir-print-ir-before=cse",
+               "-mlir-print-ir-after=inline,cse")
+    assert proc.returncode == 0, proc.stderr
+    assert dumps(proc.stderr.decode()) == ["After Inline (inline)", "Before cse (cse)",
+                                           "After cse (cse)"]
+
+
+def test_print_ir_after_change_skips_passes_that_change_nothing():
+    proc = run(EXAMPLE, "-p", f"{PIPELINE},symbol-dce,stablehlo-canonicalize-for-penguin",
+               "--mlir-print-ir-after-change")
+    assert proc.returncode == 0, proc.stderr
+    # the second for-penguin run and symbol-dce find nothing left to change
+    assert dumps(proc.stderr.decode()) == [
+        "After Inline (inline)",
+        "After StablehloCanonicalizeForPenguin (stablehlo-canonicalize-for-penguin)",
+    ]
+
+
+def test_print_ir_after_failure(tmp_path):
+    src = tmp_path / "bad.mlir"
+    src.write_text(
+        'func.func @main(%arg0: tensor<1x8x8x3xf32>, %arg1: tensor<1x8x8x3xf32>)'
+        ' -> tensor<1x4x4x3xf32> {\n'
+        '  %0 = stablehlo.custom_call @ResizeNearestGrad(%arg0, %arg1)'
+        ' : (tensor<1x8x8x3xf32>, tensor<1x8x8x3xf32>) -> tensor<1x4x4x3xf32>\n'
+        '  return %0 : tensor<1x4x4x3xf32>\n}\n')
+    proc = run(src, "-p", "cse,stablehlo-canonicalize-for-penguin",
+               "--mlir-print-ir-after-failure")
+    assert proc.returncode == 1
+    err = proc.stderr.decode()
+    assert dumps(err) == ["After StablehloCanonicalizeForPenguin Failed "
+                          "(stablehlo-canonicalize-for-penguin)"]
+    assert err.strip().splitlines()[-1].endswith("ResizeNearestGrad: only one operand allowed")
+
+
+def test_timing_report_lists_the_pipeline_and_nothing_else():
+    proc = run(EXAMPLE, "-p", f"{PIPELINE},cse", "--mlir-timing")
+    assert proc.returncode == 0, proc.stderr
+    report = proc.stderr.decode().split("Execution time report")[1]
+    names = re.findall(r"^\s+\d+\.\d+ \(\s*[\d.]+%\)\s+(\S+)$", report, re.M)
+    assert names == ["Parser", "inline", "stablehlo-canonicalize-for-penguin", "cse", "Output",
+                     "Total"]
+
+
+def test_emit_bytecode_round_trips_penguin_sorts(tmp_path):
+    text = run(EXAMPLE, "-p", PIPELINE)
+    out = tmp_path / "o.mlirbc"
+    proc = run(EXAMPLE, "-p", PIPELINE, "--emit-bytecode", "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    assert out.read_bytes().startswith(b"ML\xefR")
+    back = run(out)
+    assert back.returncode == 0, back.stderr
+    assert back.stdout == text.stdout
+    native = run(out, "-p", "cse")  # native passes take it too
+    assert native.returncode == 0, native.stderr
+    assert not back.stderr
+
+
+def test_elide_elementsattrs():
+    proc = run(EXAMPLE, "-p", PIPELINE, "--mlir-elide-elementsattrs-if-larger=2")
+    assert proc.returncode == 0, proc.stderr
+    assert b"__elided__" in proc.stdout
+    assert b"1.000000e+00" not in proc.stdout.split(b"sort")[-1]
+
+
+def test_dump_pass_pipeline_spells_out_every_option():
+    proc = run(EXAMPLE, "-p", "inline,stablehlo-canonicalize-for-penguin,canonicalize",
+               "--dump-pass-pipeline")
+    assert proc.returncode == 0, proc.stderr
+    err = proc.stderr.decode()
+    assert "Pass Manager with 3 passes:" in err
+    line = next(x for x in err.splitlines() if x.startswith("builtin.module("))
+    assert "inline{max-depth=64}" in line
+    assert "broadcast-num-elements-to-fold=65536" in line
+    assert "canonicalize{" in line and "max-iterations=10" in line
+
+
+def test_mlir_pass_statistics_is_an_alias():
+    a = run(EXAMPLE, "-p", PIPELINE, "--pass-statistics")
+    b = run(EXAMPLE, "-p", PIPELINE, "--mlir-pass-statistics")
+    assert a.returncode == b.returncode == 0
+    assert b"Pass statistics report" in a.stderr and a.stderr == b.stderr
+
+
+@pytest.mark.parametrize("value,verified", [("1", True), ("true", True), ("0", False),
+                                            ("false", False)])
+def test_verify_each_takes_mlir_opt_booleans(value, verified):
+    proc = run(EXAMPLE, f"--verify-each={value}", "-p", PIPELINE)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_no_pipeline_parses_verifies_and_prints(tmp_path):
+    import jax
+    import jax.numpy as jnp
+
+    from penguin_opt._compat import hlo_text_to_proto
+
+    hlo = jax.jit(jnp.sin).lower(jnp.zeros(3)).compiler_ir("hlo").as_hlo_text()
+    pb = tmp_path / "model.hlo_module.pb"
+    pb.write_bytes(hlo_text_to_proto(hlo))
+    proc = run(pb)
+    assert proc.returncode == 0, proc.stderr
+    assert b"stablehlo.sine" in proc.stdout
+    bad = tmp_path / "bad.mlir"
+    bad.write_text("func.func @main(%a: tensor<2xf32>) -> tensor<3xf32> {\n"
+                   "  return %a : tensor<2xf32>\n}\n")
+    proc = run(bad)
+    assert proc.returncode == 1
+    assert proc.stderr.decode().startswith(f"{bad}:2:3: error:")
+
+
+def test_split_input_file_continues_after_a_failed_chunk(tmp_path):
+    src = tmp_path / "chunks.mlir"
+    src.write_text(TWO_CHUNKS.replace("{marker}", "// -----"))
+    proc = run(src, "-p", "stablehlo-canonicalize-for-penguin", "-split-input-file")
+    assert proc.returncode == 1
+    out = proc.stdout.decode()
+    # the first and last chunks' results are printed, separated by the output marker
+    assert out.count("// -----") == 2
+    assert "dense<3>" in out and "dense<4>" in out
+    err = proc.stderr.decode().strip().splitlines()
+    assert len(err) == 1 and f"{src}:7:" in err[0]
+    # with -o, a failed chunk means no output file (as mlir-opt)
+    target = tmp_path / "out.mlir"
+    assert run(src, "-p", "cse", "--split-input-file", "-o", target).returncode == 1
+    assert not target.exists()
+
+
+def test_split_input_file_with_markers(tmp_path):
+    src = tmp_path / "chunks.mlir"
+    src.write_text(TWO_CHUNKS.replace("{marker}", "#### split").replace("stablehlo.bogus",
+                                                                 "stablehlo.abs"))
+    proc = run(src, "-p", "stablehlo-canonicalize-for-penguin",
+               "--split-input-file=#### split", "--output-split-marker=// ===")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout.decode()
+    assert out.count("// ===\n") == 2 and "// -----" not in out
+
+
+def test_verify_diagnostics_fails_on_unexpected_warnings(tmp_path):
+    src = tmp_path / "w.mlir"
+    body = ('func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {{\n'
+            '  {expect}\n'
+            '  %0 = stablehlo.custom_call @AwsNeuronErf(%arg0) {{backend_config = "{{a: 1}}"}}'
+            ' : (tensor<4xf32>) -> tensor<4xf32>\n'
+            '  return %0 : tensor<4xf32>\n}}\n')
+    src.write_text(body.format(expect=""))
+    pipeline = "stablehlo-canonicalize-for-penguin"
+    unexpected = run(src, "-p", pipeline, "--verify-diagnostics")
+    assert unexpected.returncode == 1
+    assert b"unexpected warning" in unexpected.stderr
+    assert not unexpected.stdout  # no output when the diagnostics do not verify
+    assert run(src, "-p", pipeline, "--verify-diagnostics=only-expected").returncode == 0
+    src.write_text(body.format(expect="// expected-warning @+1 {{backend_config}}"))
+    expected = run(src, "-p", pipeline, "--verify-diagnostics")
+    assert expected.returncode == 0, expected.stderr
+
+
+def test_list_passes_includes_native_passes():
+    proc = run("--list-passes")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout.decode()
+    for native in ("cse", "canonicalize", "symbol-dce", "stablehlo-legalize-to-hlo",
+                   "hlo-legalize-to-stablehlo", "stablehlo-legalize-deprecated-ops"):
+        assert re.search(rf"^  {re.escape(native)} \[native\]", out, re.M), native
+    assert re.search(r"^  stablehlo-canonicalize-for-penguin: ", out, re.M)
+    assert not re.search(r"^  inline \[native\]", out, re.M)  # ours takes the name
+    # every listed native pass can be named in a pipeline
+    names = re.findall(r"^  (\S+) \[native\]", out, re.M)
+    assert len(names) > 20
+
+
+def test_version_and_module_entry_point():
+    from penguin_opt import __version__
+
+    for entry in (("-m", "penguin_opt"), ("-m", "penguin_opt.cli")):
+        proc = run("--version", entry=entry)
+        assert proc.returncode == 0
+        assert proc.stdout.decode().strip() == f"penguin-opt {__version__}"
+    assert re.fullmatch(r"\d+\.\d+\.\d+.*", __version__)
+
+
+def test_broken_pipe_exits_quietly():
+    proc = subprocess.run(f"{sys.executable} -m penguin_opt --list-passes | head -1",
+                          shell=True, capture_output=True, cwd=ROOT)
+    assert proc.stdout.decode().startswith("penguin-opt passes:")
+    assert b"Traceback" not in proc.stderr and b"BrokenPipe" not in proc.stderr

@@ -1,0 +1,1 @@
+"""Developer tools run from the repository root (not shipped in the wheel)."""
