@@ -143,6 +143,7 @@ def test_net_edits_do_not_count_ops_inside_created_regions(monkeypatch):
 # ------------------------------------------------------------------ the native probe
 
 
+@pytest.mark.native
 @pytest.mark.skipif(shutil.which(os.environ.get("CC", "cc")) is None,
                     reason="the native probe compiles a C file; no C compiler here")
 def test_native_probe_runs_and_checks_itself(tmp_path):
@@ -170,6 +171,7 @@ def test_native_probe_runs_and_checks_itself(tmp_path):
     assert "| synthetic 1k | mhlo | 11 |" in proc.stdout
 
 
+@pytest.mark.native
 def test_elf_reader_finds_local_functions_and_refuses_the_rest(monkeypatch, tmp_path):
     monkeypatch.syspath_prepend(str(ROOT))
     from benchmarks.native_probe import ProbeError, elf_functions, jaxlib_library
@@ -187,6 +189,7 @@ def test_elf_reader_finds_local_functions_and_refuses_the_rest(monkeypatch, tmp_
         elf_functions(text, ["x"])
 
 
+@pytest.mark.native
 @pytest.mark.skipif(shutil.which(os.environ.get("CC", "cc")) is None,
                     reason="needs a C compiler to make the library")
 def test_elf_reader_refuses_a_name_two_functions_share(monkeypatch, tmp_path):
@@ -232,6 +235,7 @@ func.func private @helper(%x: tensor<0xf32>) -> tensor<0xf32> {
 """
 
 
+@pytest.mark.native
 @pytest.mark.skipif(shutil.which(os.environ.get("CC", "cc")) is None,
                     reason="the native probe compiles a C file; no C compiler here")
 def test_native_scan_matches_the_rewriter_on_the_hard_cases(monkeypatch, tmp_path):
@@ -282,6 +286,7 @@ BROADCASTS = {
 }
 
 
+@pytest.mark.native
 @pytest.mark.skipif(shutil.which(os.environ.get("CC", "cc")) is None,
                     reason="the native probe compiles a C file; no C compiler here")
 @pytest.mark.parametrize("dialect", ["stablehlo", "mhlo"])

@@ -180,7 +180,8 @@ def test_entry_is_the_only_public_function():
 def test_conversion_abort_is_not_checkable(tmp_path):
     """hlo-legalize-to-stablehlo aborts the process (LLVM ERROR) on this dynamic_conv with
     rank-5 operands and two spatial dimensions (mlir-hlo's canonicalize/convolution.mlir);
-    the checker's conversion runs in a child."""
+    the checker's conversion runs in a child. (jaxlib 0.12 rejects the op with a verifier
+    error instead of aborting: not checkable as well.)"""
     conv = """func.func @main(%arg0: tensor<1x8x8x32x207xf32>, %arg1: tensor<3x3x32x207x16xf32>) -> tensor<32x1x8x8x16xf32> {
   %pad = arith.constant dense<[2, 0, 1, 1]> : tensor<4xi64>
   %0 = "mhlo.dynamic_conv"(%arg0, %arg1, %pad) {batch_group_count = 1 : i64,
@@ -194,7 +195,7 @@ def test_conversion_abort_is_not_checkable(tmp_path):
   func.return %0 : tensor<32x1x8x8x16xf32>
 }
 """
-    with pytest.raises(NotCheckable, match="aborted the process"):
+    with pytest.raises(NotCheckable, match="aborted the process|cannot convert the program"):
         check(conv, conv, oracle="auto")
 
 

@@ -33,6 +33,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import penguin_opt
+from penguin_opt._compat import E8M0_CONVERTS_AS_MODELLED
 from penguin_opt.convert_math import convert_array
 from penguin_opt.elements import DTYPES
 
@@ -383,6 +384,9 @@ def _check_pair(reference, src: str, dst: str) -> None:
     expected = results[src, dst]
     if isinstance(expected, Exception):
         pytest.fail(f"the interpreter aborted on {src} -> {dst}: {expected}")
+    if "f8E8M0FNU" in (src, dst) and not E8M0_CONVERTS_AS_MODELLED:
+        pytest.skip("this jaxlib's interpreter converts f8E8M0FNU otherwise; the fold is "
+                    "disabled here (test_e8m0_convert_fold_follows_the_jaxlib)")
     values = inputs[src]
     got = convert_array(values, src, dst)
     assert_same_bits(values, src, dst, expected, got)
@@ -473,10 +477,10 @@ def test_rules_spot_checks() -> None:
     # one rounding: 1 + 2^-8 + 2^-30 is above the bf16 midpoint; via f32 it would tie down
     x = np.array([1 + 2.0**-8 + 2.0**-30], np.float64)
     assert float(convert_array(x, "f64", "bf16")[0]) == 1 + 2.0**-7
-    assert float(x.astype(ml_dtypes.bfloat16)[0]) == 1.0
+    assert float(x.astype(np.float32).astype(ml_dtypes.bfloat16)[0]) == 1.0
     big = np.array([2**62 + 2**54 + 1], np.int64)  # just above a bf16 midpoint
     assert float(convert_array(big, "i64", "bf16")[0]) == 2.0**62 + 2.0**55
-    assert float(big.astype(ml_dtypes.bfloat16)[0]) == 2.0**62
+    assert float(big.astype(np.float32).astype(ml_dtypes.bfloat16)[0]) == 2.0**62
     e8 = np.array([1.0, -1.0, -2.0, 1.5, 0.0, np.nan, 2.0**-130], np.float32)
     assert _u(convert_array(e8, "f32", "f8E8M0FNU")) == [0x7F, 0xFF, 0x80, 0x80, 0, 0xFF, 0]
     special = np.array([np.nan, -np.inf, 1e9, -0.0], np.float64)
@@ -707,9 +711,42 @@ def test_probe_rejects_inexact_casts(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_cm, "_FAST_PATHS", {**_cm._FAST_PATHS, **wrong})
     _cm._fast_path_exact.cache_clear()
     try:
+        # Which plain casts are inexact depends on the installed numpy/ml_dtypes (ml_dtypes
+        # 0.7 rounds wide integers to bf16 once): the probe must reject exactly those.
+        inexact = []
+        with np.errstate(all="ignore"):
+            for pair in wrong:
+                if not all(_cm._same_bits(_cm._cast(v, *pair), _cm._exact_convert(v, *pair))
+                           for v in _cm._probe_values(pair[0])):
+                    inexact.append(pair)
         for pair in wrong:
-            assert not _cm._fast_path_exact(*pair), pair
+            assert _cm._fast_path_exact(*pair) == (pair not in inexact), pair
+        assert ("f32", "i32") in inexact  # NaN and saturation: never a plain cast
         x = np.array([np.nan, 3e9, -1.5], np.float32)
         assert convert_array(x, "f32", "i32").tolist() == [0, 2**31 - 1, -1]
     finally:
         _cm._fast_path_exact.cache_clear()
+
+
+E8M0_CONVERT = """func.func @main() -> tensor<2xf8E8M0FNU> {
+  %0 = stablehlo.constant dense<[1.0, -2.0]> : tensor<2xf32>
+  %1 = stablehlo.convert %0 : (tensor<2xf32>) -> tensor<2xf8E8M0FNU>
+  return %1 : tensor<2xf8E8M0FNU>
+}
+"""
+
+
+def test_e8m0_convert_fold_follows_the_jaxlib() -> None:
+    """f8E8M0FNU converts fold only where the installed interpreter is known to convert
+    as convert_math does (jaxlib <= 0.10.2); elsewhere they are left alone."""
+    import penguin_opt
+
+    module = penguin_opt.parse(E8M0_CONVERT)
+    result = penguin_opt.run(module, "stablehlo-canonicalize-for-penguin")
+    stats = result.statistics["stablehlo-canonicalize-for-penguin"]["replaceConvertsWithConstants"]
+    text = penguin_opt.to_text(module)
+    if E8M0_CONVERTS_AS_MODELLED:
+        assert stats.rewritten == 1 and "stablehlo.convert" not in text
+    else:
+        assert stats.skipped["element-type-semantics-vary-by-jaxlib"] == 1
+        assert "stablehlo.convert" in text

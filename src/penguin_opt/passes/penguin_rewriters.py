@@ -16,6 +16,7 @@ from typing import ClassVar
 import numpy as np
 from jaxlib.mlir import ir
 
+from .._compat import E8M0_CONVERTS_AS_MODELLED
 from ..convert_math import convert_array
 from ..dialect import i64_matrix
 from ..elements import (
@@ -237,6 +238,8 @@ class ReplaceConvertsWithConstants(Rewriter):
             try:
                 src_key = type_key(ir.ShapedType(op.operands[0].type).element_type)
                 dst_key = type_key(ir.ShapedType(result_type).element_type)
+                if not E8M0_CONVERTS_AS_MODELLED and "f8E8M0FNU" in (src_key, dst_key):
+                    return "element-type-semantics-vary-by-jaxlib"
                 folded = convert_array(values, src_key, dst_key)
             except (UnsupportedElementType, ValueError):
                 return "unsupported-element-type"

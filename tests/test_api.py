@@ -1,0 +1,103 @@
+"""The Python API's seams: what it accepts, what it raises, its documented signatures."""
+
+from __future__ import annotations
+
+import inspect
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from jaxlib.mlir import ir
+
+import penguin_opt
+from penguin_opt import equivalence
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "argsort_model.mlir"
+
+SIMPLE = """func.func @main(%arg0: tensor<2x3xf32>) -> tensor<i32> {
+  %0 = stablehlo.get_dimension_size %arg0, dim = 1 : (tensor<2x3xf32>) -> tensor<i32>
+  return %0 : tensor<i32>
+}
+"""
+
+
+def test_run_accepts_a_module_and_its_operation():
+    with penguin_opt.make_context() as ctx, ir.Location.unknown(ctx):
+        module = ir.Module.parse(SIMPLE)
+    result = penguin_opt.run(module, "stablehlo-canonicalize-for-penguin")
+    assert result.statistics["stablehlo-canonicalize-for-penguin"][
+        "replaceGetDimensionSize"].rewritten == 1
+    assert "dense<3>" in penguin_opt.to_text(module)
+    op = penguin_opt.parse(SIMPLE)
+    penguin_opt.run(op, "stablehlo-canonicalize-for-penguin")
+    assert "dense<3>" in penguin_opt.to_text(op)
+    with pytest.raises(TypeError, match="expected an ir.Module"):
+        penguin_opt.run("not a module", "cse")
+
+
+def test_to_text_debug_info():
+    module = penguin_opt.load_file(EXAMPLE)
+    assert "loc(" not in penguin_opt.to_text(module)
+    assert "loc(" in penguin_opt.to_text(module, debug_info=True)
+    assert penguin_opt.to_text.__doc__
+
+
+def test_load_tells_paths_from_text(tmp_path):
+    missing = tmp_path / "missing.mlir"
+    for call in (lambda: penguin_opt.load(str(missing)), lambda: penguin_opt.load(missing),
+                 lambda: penguin_opt.load_file(missing), lambda: penguin_opt.load("nope.mlir")):
+        with pytest.raises(FileNotFoundError, match="cannot read input"):
+            call()
+        with pytest.raises(penguin_opt.InputNotFoundError):
+            call()
+    # program text is never taken for a path, and parse() never reads a file
+    assert penguin_opt.load(SIMPLE).name == "builtin.module"
+    path = tmp_path / "p.mlir"
+    path.write_text(SIMPLE)
+    assert penguin_opt.load(str(path)).name == "builtin.module"
+    with pytest.raises(penguin_opt.InputError):
+        penguin_opt.parse(str(path))
+
+
+def test_penguin_check_missing_file_is_one_line(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "penguin_opt.check_cli", EXAMPLE,
+                           tmp_path / "missing.mlir"], capture_output=True, text=True)
+    assert proc.returncode == 1
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "missing.mlir: error: cannot read input" in lines[0]
+
+
+def test_check_signature_is_the_documented_one():
+    """README: check(before_text, after_text, seed=0, trials=1, rtol=None, atol=None,
+    oracle="auto", inputs=None)."""
+    params = inspect.signature(equivalence.check).parameters
+    documented = {"seed": 0, "trials": 1, "rtol": None, "atol": None, "oracle": "auto",
+                  "inputs": None}
+    for name, default in documented.items():
+        assert params[name].default == default, name
+    assert list(params)[:2] == ["before", "after"]
+
+
+SCRIPT = """
+import penguin_opt
+from penguin_opt import equivalence
+
+before = {text!r}
+module = penguin_opt.parse(before)
+penguin_opt.run(module, "stablehlo-canonicalize-for-penguin")
+report = equivalence.check(before, penguin_opt.to_text(module))
+print("OK" if report.ok else "MISMATCH")
+"""
+
+
+def test_checker_from_a_script_without_a_main_guard(tmp_path):
+    script = tmp_path / "unguarded.py"
+    script.write_text(textwrap.dedent(SCRIPT.format(text=SIMPLE)))
+    proc = subprocess.run([sys.executable, script], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().splitlines()[-1] == "OK"
+    assert "aborted" not in proc.stderr
