@@ -188,7 +188,7 @@ def _main(argv: list[str]) -> int:
         if same:
             raise UsageError(f"refusing to overwrite the input file '{args.input}'")
 
-    from .io import InputError, read_source, write_atomically
+    from .io import InputError, OutputError, read_source, write_output
     from .passes.base import RunState
     from .pipeline import Pipeline, PipelineError, print_statistics
 
@@ -239,7 +239,10 @@ def _main(argv: list[str]) -> int:
             _report_timing(args, state)
             return code  # no output written for a program we could not show equal
     start = time.perf_counter()
-    write_atomically(args.output, output)
+    try:
+        write_output(args.output, output)
+    except OutputError as err:
+        return _fail(str(err), args.debug)
     state.timings.append(("Output", time.perf_counter() - start))
     _report_timing(args, state)
     return EXIT_OK
@@ -332,7 +335,7 @@ def _run_chunks(args, pipeline, printing, source, name) -> int:
     mlir-opt: a failed chunk does not stop the others; on stdout each chunk's result is
     printed as soon as it is ready, separated by --output-split-marker lines."""
     from . import diagnostics_check as dc
-    from .io import Source, write_atomically
+    from .io import OutputError, Source, write_output
     from .passes.base import RunState
     from .pipeline import PipelineError, print_statistics
 
@@ -391,7 +394,10 @@ def _run_chunks(args, pipeline, printing, source, name) -> int:
     elif failed:
         return EXIT_FAILURE
     if outputs:
-        write_atomically(args.output, "".join(outputs))
+        try:
+            write_output(args.output, "".join(outputs))
+        except OutputError as err:
+            return _fail(str(err), args.debug)
     return EXIT_OK
 
 

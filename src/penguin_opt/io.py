@@ -191,21 +191,54 @@ def _pretty_form_is_lossy(module: ir.Operation) -> bool:
     return False
 
 
-def write_atomically(path: str, data: str | bytes) -> None:
-    """Write ``path`` via a temporary file in the same directory and a rename."""
-    if path == "-":
-        if isinstance(data, bytes):
-            sys.stdout.buffer.write(data)
-        else:
-            sys.stdout.write(data)
-        sys.stdout.flush()
-        return
+class OutputError(Exception):
+    """The output cannot be written; the message is one line naming the output."""
+
+
+def write_output(path: str, data: str | bytes) -> None:
+    """Write the tool's output to ``path`` without ever leaving a partial file there.
+
+    ``-`` and ``/dev/stdout`` are stdout. A regular file (new or existing) is replaced
+    atomically: a temporary file in the same directory, then a rename; an existing file
+    keeps its permission bits, a new one gets those the umask allows. Anything else the
+    path names (a character device such as ``/dev/null``, a FIFO, a symlink) is written
+    through, never replaced: a device stays a device and a symlink's target keeps its
+    inode. Failures raise :class:`OutputError`.
+    """
+    payload = data.encode() if isinstance(data, str) else data
+    try:
+        if path in ("-", "/dev/stdout"):
+            sys.stdout.flush()
+            sys.stdout.buffer.write(payload)
+            sys.stdout.buffer.flush()
+            return
+        if os.path.islink(path) or (os.path.exists(path) and not os.path.isfile(path)):
+            if os.path.isdir(path):
+                raise IsADirectoryError(21, "Is a directory")
+            with open(path, "wb") as f:  # write through (devices, FIFOs, symlinks)
+                f.write(payload)
+            return
+        _replace_atomically(path, payload)
+    except BrokenPipeError:
+        raise
+    except OSError as err:
+        reason = err.strerror or str(err)
+        raise OutputError(f"{path}: error: cannot write output: {reason}") from None
+
+
+def _replace_atomically(path: str, payload: bytes) -> None:
     directory = os.path.dirname(os.path.abspath(path))
-    mode = "wb" if isinstance(data, bytes) else "w"
+    try:
+        mode = os.stat(path).st_mode & 0o7777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
     fd, tmp = tempfile.mkstemp(prefix=".penguin-opt-", dir=directory)
     try:
-        with os.fdopen(fd, mode) as f:
-            f.write(data)
+        with os.fdopen(fd, "wb") as f:
+            f.write(payload)
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

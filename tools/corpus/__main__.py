@@ -92,13 +92,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.shared != "no":
         summary, shared_note, shared_failures = _shared(args)
     if args.report:
-        from penguin_opt.io import write_atomically
+        from penguin_opt.io import write_output
 
         from .report import render
 
         text = render({s.name: s for s in specs}, results, missing, summary, shared_note,
                       shared_failures)
-        write_atomically(args.report, text)
+        write_output(args.report, text)
         print(f"wrote {args.report}", file=sys.stderr)
     failed = [r for r in results if r.failed]
     if summary is not None:
