@@ -153,7 +153,7 @@ def test_dump_pass_pipeline_spells_out_every_option():
     err = proc.stderr.decode()
     assert "Pass Manager with 3 passes:" in err
     line = next(x for x in err.splitlines() if x.startswith("builtin.module("))
-    assert "inline{max-depth=64}" in line
+    assert "inline{max-depth=64 max-inlined-ops=2000000}" in line
     assert "broadcast-num-elements-to-fold=65536" in line
     assert "canonicalize{" in line and "max-iterations=10" in line
 

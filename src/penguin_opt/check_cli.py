@@ -16,6 +16,7 @@ import traceback
 
 from .cli_common import (
     EXIT_FAILURE,
+    EXIT_INTERRUPTED,
     EXIT_MISMATCH,
     EXIT_NOT_CHECKABLE,
     EXIT_OK,
@@ -23,6 +24,8 @@ from .cli_common import (
     Parser,
     UsageError,
     add_check_options,
+    quiet_stdout,
+    run_command,
     version,
 )
 
@@ -30,6 +33,7 @@ from .cli_common import (
 def run_check(before: str, after: str, args, *, exact: bool, resize_mode: str) -> int:
     """Check and print the report; returns an exit code (0, 3 or 4)."""
     from .equivalence import NotCheckable, check, load_npz_inputs, main_signature
+    from .io import InputError
 
     rtol, atol = args.rtol, args.atol
     if rtol is None and atol is None and exact and args.oracle in ("auto", "interpreter"):
@@ -48,7 +52,11 @@ def run_check(before: str, after: str, args, *, exact: bool, resize_mode: str) -
             oracle=args.oracle,
             inputs=inputs,
             resize_mode=args.resize_nearest_grad_mode or resize_mode,
+            timeout=args.timeout,
         )
+    except InputError as err:
+        print(str(err), file=sys.stderr)
+        return EXIT_FAILURE
     except NotCheckable as err:
         print(f"equivalence: not checkable: {err}", file=sys.stderr)
         return EXIT_NOT_CHECKABLE
@@ -56,6 +64,9 @@ def run_check(before: str, after: str, args, *, exact: bool, resize_mode: str) -
     if report.ok:
         print("equivalence: all outputs match", file=sys.stderr)
         return EXIT_OK
+    if report.problem:
+        print(f"equivalence: MISMATCH: {report.problem}", file=sys.stderr)
+        return EXIT_MISMATCH
     bad = sum(not o.ok for o in report.outputs)
     print(f"equivalence: MISMATCH in {bad} of {len(report.outputs)} outputs", file=sys.stderr)
     return EXIT_MISMATCH
@@ -63,13 +74,34 @@ def run_check(before: str, after: str, args, *, exact: bool, resize_mode: str) -
 
 def penguin_check_main(argv: list[str] | None = None) -> int:
     """penguin-check BEFORE AFTER: compare two programs' results."""
+    argv = sys.argv[1:] if argv is None else argv
+    return run_command(lambda: _check_main(argv))
+
+
+def _check_main(argv: list[str]) -> int:
+    try:
+        return _penguin_check(argv)
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        quiet_stdout()
+        return EXIT_FAILURE
+    except Exception as err:  # a bug of ours: still one line (--debug for the traceback)
+        if "--debug" in argv:
+            traceback.print_exc()
+        message = " ".join(str(err).split())[:500]
+        print(f"penguin-check: error: internal error: {type(err).__name__}: {message}",
+              file=sys.stderr)
+        return EXIT_FAILURE
+
+
+def _penguin_check(argv: list[str]) -> int:
     p = Parser(prog="penguin-check", description=penguin_check_main.__doc__)
     p.add_argument("before")
     p.add_argument("after")
     add_check_options(p)
     p.add_argument("--version", action="version", version=f"penguin-check {version()}")
     p.add_argument("--debug", action="store_true")
-    argv = sys.argv[1:] if argv is None else argv
     try:
         args = p.parse_args(argv)
     except UsageError as err:

@@ -10,6 +10,7 @@ the traceback.
 from __future__ import annotations
 
 import os
+import stat
 import sys
 import time
 import traceback
@@ -22,6 +23,8 @@ from .cli_common import (
     Parser,
     UsageError,
     add_check_options,
+    quiet_stdout,
+    run_command,
     version,
 )
 from .diagnostics_check import DEFAULT_MARKER as DEFAULT_SPLIT_MARKER
@@ -122,6 +125,10 @@ def list_passes(out=sys.stdout) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    return run_command(lambda: _guarded_main(argv))
+
+
+def _guarded_main(argv: list[str]) -> int:
     debug = "--debug" in argv
     try:
         return _main(argv)
@@ -133,8 +140,14 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # the reader went away (`penguin-opt ... | head`): quietly
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())  # nothing more reaches the closed pipe
+        quiet_stdout()
+        return EXIT_FAILURE
+    except Exception as err:  # a bug of ours: still one line (--debug for the traceback)
+        if debug:
+            traceback.print_exc()
+        message = " ".join(str(err).split())[:500]
+        print(f"penguin-opt: error: internal error: {type(err).__name__}: {message}",
+              file=sys.stderr)
         return EXIT_FAILURE
 
 
@@ -180,13 +193,9 @@ def _main(argv: list[str]) -> int:
         raise UsageError("--emit-bytecode cannot be combined with --split-input-file")
     if args.check_equivalence and text is None:
         raise UsageError("--check-equivalence needs a pipeline (-p)")
-    if args.output != "-" and args.input != "-":
-        try:
-            same = os.path.exists(args.output) and os.path.samefile(args.input, args.output)
-        except OSError:
-            same = False
-        if same:
-            raise UsageError(f"refusing to overwrite the input file '{args.input}'")
+    if _output_is_input(args.input, args.output):
+        shown = "standard input" if args.input == "-" else f"the input file '{args.input}'"
+        raise UsageError(f"refusing to overwrite {shown} ('{args.output}')")
 
     from .io import InputError, OutputError, read_source, write_output
     from .passes.base import RunState
@@ -246,6 +255,19 @@ def _main(argv: list[str]) -> int:
     state.timings.append(("Output", time.perf_counter() - start))
     _report_timing(args, state)
     return EXIT_OK
+
+
+def _output_is_input(input_path: str, output: str) -> bool:
+    """Whether ``-o`` names the input (for ``-``: the file stdin is redirected from)."""
+    if output in ("-", "/dev/stdout"):
+        return False
+    try:
+        out = os.stat(output)
+        source = os.fstat(0) if input_path == "-" else os.stat(input_path)
+    except (OSError, ValueError):
+        return False
+    return (stat.S_ISREG(source.st_mode)
+            and (out.st_dev, out.st_ino) == (source.st_dev, source.st_ino))
 
 
 def _check_pass_names(pipeline, printing) -> None:

@@ -14,6 +14,11 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
+import signal
+import sys
+import threading
+from collections.abc import Callable
 
 __all__ = [
     "EXIT_FAILURE",
@@ -21,10 +26,14 @@ __all__ = [
     "EXIT_MISMATCH",
     "EXIT_NOT_CHECKABLE",
     "EXIT_OK",
+    "EXIT_TERMINATED",
     "EXIT_USAGE",
     "Parser",
     "UsageError",
     "add_check_options",
+    "on_abandon",
+    "quiet_stdout",
+    "run_command",
     "version",
 ]
 
@@ -34,6 +43,92 @@ EXIT_USAGE = 2  # bad flag, unknown pass or option
 EXIT_MISMATCH = 3  # --check-equivalence / penguin-check: the results differ
 EXIT_NOT_CHECKABLE = 4  # no oracle can run the program
 EXIT_INTERRUPTED = 130  # SIGINT
+EXIT_TERMINATED = 143  # SIGTERM
+
+# MLIR's parser, verifier, printer and passes recurse once per nesting level (regions,
+# attributes): on the main thread's 8 MiB stack a few thousand levels crash the process.
+# Commands run in a thread with this stack (virtual memory, touched only as deep as the
+# input needs); io.MAX_NESTING keeps text inputs within what it was measured to take.
+STACK_BYTES = 512 << 20
+
+_cleanups: list[Callable[[], None]] = []
+
+
+def on_abandon(fn: Callable[[], None]) -> Callable[[], None]:
+    """Register ``fn`` to run when a command is stopped by SIGINT/SIGTERM."""
+    _cleanups.append(fn)
+    return fn
+
+
+class _Terminated(BaseException):
+    pass
+
+
+def _terminate(signum, frame):
+    raise _Terminated
+
+
+def run_command(fn: Callable[[], int]) -> int:
+    """``fn()`` in a worker thread with a big stack; SIGINT (exit 130) or SIGTERM (143)
+    stops it: child processes are killed, temporary files removed, nothing printed. The
+    process never dies of a signal from deep input or an interrupted callback."""
+    outcome: list = []
+    if sys.stderr is None:  # started with stderr closed: messages go nowhere, not to stdout
+        sys.stderr = open(os.devnull, "w")  # lives as long as the process
+
+    def target() -> None:
+        try:
+            outcome.append(fn())
+        except BaseException as err:  # handed to the main thread
+            outcome.append(err)
+
+    previous_size = threading.stack_size(STACK_BYTES)
+    try:
+        worker = threading.Thread(target=target, name="penguin-opt", daemon=True)
+        worker.start()
+    finally:
+        threading.stack_size(previous_size)
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous_handler = signal.signal(signal.SIGTERM, _terminate) if main_thread else None
+    try:
+        while worker.is_alive():
+            worker.join(0.25)
+    except KeyboardInterrupt:
+        _abandon(EXIT_INTERRUPTED)
+    except _Terminated:
+        _abandon(EXIT_TERMINATED)
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous_handler)
+    result = outcome[0]
+    if isinstance(result, BaseException):
+        raise result
+    return result
+
+
+def quiet_stdout() -> None:
+    """After a broken pipe: point stdout at /dev/null so nothing more (and no error at
+    interpreter exit) reaches the closed pipe."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # stdout closed or not a file
+        pass
+
+
+def _abandon(code: int) -> None:
+    for cleanup in reversed(_cleanups):
+        try:
+            cleanup()
+        except Exception:  # best effort on the way out
+            pass
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except Exception:  # best effort on the way out
+            pass
+    os._exit(code)
 
 _TRUE, _FALSE = ("true", "1", "on", "yes"), ("false", "0", "off", "no")
 
@@ -131,7 +226,16 @@ def _tolerance(text: str) -> float:
     return value
 
 
+def _positive_float(text: str) -> float:
+    value = _tolerance(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("expected a number > 0, got 0")
+    return value
+
+
 def add_check_options(p: argparse.ArgumentParser) -> None:
+    from .equivalence import DEFAULT_TIMEOUT
+
     g = p.add_argument_group("equivalence check")
     g.add_argument("--seed", type=_non_negative_int, default=0,
                    help="seed of the random inputs (default 0)")
@@ -162,6 +266,9 @@ def add_check_options(p: argparse.ArgumentParser) -> None:
         metavar="NPZ",
         help="read inputs from an .npz (arg0, arg1, ...; optional leading trial axis)",
     )
+    g.add_argument("--timeout", type=_positive_float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+                   help="seconds one oracle run may take before the program is reported "
+                   "not checkable (default %(default)g)")
     g.add_argument(
         "--resize-nearest-grad-mode",
         choices=("mean", "sum"),

@@ -18,6 +18,9 @@ Anything else the interpreter cannot run is reported as not checkable, never as 
 from __future__ import annotations
 
 import contextlib
+import contextvars
+import functools
+import math
 import multiprocessing
 import os
 import pickle
@@ -29,6 +32,7 @@ import numpy as np
 
 from . import penguin_sort
 from .elements import DTYPES, dtype_of, make_elements, read_elements, type_key
+from .ir_util import string_value
 
 
 class NotCheckable(Exception):
@@ -52,10 +56,11 @@ class Report:
     oracle: str = "interpreter"
     trials: int = 0
     note: str = ""
+    problem: str = ""  # a difference found before any output was compared
 
     @property
     def ok(self) -> bool:
-        return all(o.ok for o in self.outputs)
+        return not self.problem and all(o.ok for o in self.outputs)
 
     def table(self) -> str:
         several = "+" in self.oracle  # one row per output and oracle: name the oracle
@@ -71,6 +76,8 @@ class Report:
                 f"{o.index:>6}  {col(o.oracle)}{str(list(o.shape)):<16} {o.dtype:<12} "
                 f"{o.max_abs:>10.3g} {o.max_rel:>10.3g}  {'ok' if o.ok else 'MISMATCH'}"
             )
+        if self.problem:
+            lines.append(f"MISMATCH: {self.problem}")
         return "\n".join(lines)
 
 
@@ -92,7 +99,7 @@ def prepare_for_interpreter(
         module = parse_allowing_penguin_sorts(module_text, "program")
         penguin_sort.expand(module)
         entry = _main_func(module.operation)
-        name = ir.StringAttr(entry.attributes["sym_name"]).value
+        name = string_value(entry.attributes["sym_name"])
         if name != "main":  # the oracles run @main
             ir.SymbolTable.replace_all_symbol_uses(name, "main", module.operation)
             entry.attributes["sym_name"] = ir.StringAttr.get("main")
@@ -108,7 +115,7 @@ def prepare_for_interpreter(
             if op.name == "stablehlo.custom_call" or op.name.startswith("mhlo."):
                 target = ""
                 if "call_target_name" in op.attributes:
-                    target = " @" + ir.StringAttr(op.attributes["call_target_name"]).value
+                    target = " @" + string_value(op.attributes["call_target_name"])
                 raise NotCheckable(f"cannot execute '{op.name}{target}'")
         return print_module(module)
 
@@ -162,17 +169,16 @@ def _is_complex(t) -> bool:
 def _main_func(module):
     """The entry function: @main, or else the module's only public function (a file of
     one test function, as mlir-opt tests are written)."""
-    from jaxlib.mlir import ir
 
     public = []
     for op in module.regions[0].blocks[0].operations:
         op = op.operation
         if op.name != "func.func":
             continue
-        if ir.StringAttr(op.attributes["sym_name"]).value == "main":
+        if string_value(op.attributes["sym_name"]) == "main":
             return op
         visibility = op.attributes["sym_visibility"] if "sym_visibility" in op.attributes else None
-        if visibility is None or ir.StringAttr(visibility).value == "public":
+        if visibility is None or string_value(visibility) == "public":
             public.append(op)
     if len(public) == 1:
         return public[0]
@@ -212,7 +218,7 @@ def _replace_known_custom_calls(module, resize_mode: str) -> None:
         if not op.name.endswith(".custom_call"):
             continue
         prefix = op.name.split(".")[0]
-        target = ir.StringAttr(op.attributes["call_target_name"]).value
+        target = string_value(op.attributes["call_target_name"])
         if target == "mhlo.topk" and "mhlo.attributes" in op.attributes:
             _top_k_reference(op, ir.DictAttr(op.attributes["mhlo.attributes"]))
             continue
@@ -328,7 +334,37 @@ def _signature(module_text: str):
         ]
         dynamic = [str(t) for t in ftype.results
                    if isinstance(t, ir.ShapedType) and not ir.ShapedType(t).has_static_shape]
-        return sig, keys, dynamic
+        return sig, keys, dynamic, [_result_form(t) for t in ftype.results]
+
+
+def _result_form(t) -> tuple[str, tuple[int, ...] | None, str]:
+    """(printed type, shape with -1 for dynamic dims or None if unranked, element key)."""
+    from jaxlib.mlir import ir
+
+    if not isinstance(t, ir.ShapedType):
+        return str(t), None, str(t)
+    shaped = ir.ShapedType(t)
+    key = type_key(shaped.element_type)
+    if not shaped.has_rank:
+        return str(t), None, key
+    dims = tuple(-1 if shaped.is_dynamic_dim(i) else shaped.shape[i] for i in range(shaped.rank))
+    return str(t), dims, key
+
+
+def _results_compatible(before, after) -> bool:
+    """Same number of results, same element types, and shapes that agree wherever both
+    are known (a pass may refine ``tensor<?xf32>`` to ``tensor<4xf32>``)."""
+    if len(before) != len(after):
+        return False
+    for (_, shape_b, key_b), (_, shape_a, key_a) in zip(before, after, strict=True):
+        if key_b != key_a:
+            return False
+        if shape_b is None or shape_a is None:
+            continue
+        if len(shape_b) != len(shape_a) or any(
+                x != y and x != -1 and y != -1 for x, y in zip(shape_b, shape_a, strict=True)):
+            return False
+    return True
 
 
 def random_inputs(signature, seed: int) -> list[np.ndarray]:
@@ -454,23 +490,128 @@ def _main_not_reimported():
         main.__dict__.update(saved)
 
 
+DEFAULT_TIMEOUT = 600.0  # seconds per oracle run (--timeout)
+_TIMEOUT: contextvars.ContextVar[float] = contextvars.ContextVar("timeout",
+                                                                 default=DEFAULT_TIMEOUT)
+
+
+def _exit_with_parent(parent: int) -> None:
+    """Child-process initializer: die with the parent (even one killed by SIGKILL, when
+    nothing could stop the child) instead of running on as an orphan. On Linux the kernel
+    does it (PR_SET_PDEATHSIG; an oracle's C++ call holds the GIL, so no thread of the
+    child could); elsewhere a thread polls the parent between calls."""
+    import ctypes
+    import signal as signal_module
+    import threading
+    import time
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal_module.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        def watch() -> None:
+            while os.getppid() == parent:
+                time.sleep(1.0)
+            os._exit(1)
+
+        threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+    if os.getppid() != parent:  # the parent was gone before the death signal was armed
+        os._exit(1)
+
+
+@functools.cache
+def _register_shutdown() -> None:
+    from .cli_common import on_abandon
+
+    on_abandon(shutdown_children)
+
+
+def shutdown_children() -> None:
+    """On SIGINT/SIGTERM: kill every child process of this one (the oracles, one still
+    being spawned, which no pool lists yet, and multiprocessing's resource tracker, whose
+    leak warnings would reach the user's terminal), then reap the pools'."""
+    from multiprocessing import resource_tracker
+
+    tracker = getattr(resource_tracker._resource_tracker, "_pid", None)
+    children = _child_pids()
+    for pid in children:
+        if pid != tracker:
+            with contextlib.suppress(OSError):
+                os.kill(pid, 9)
+    for kind in list(_POOLS):
+        _kill_pool(kind)
+    if tracker in children:  # last: the pools' shutdown would relaunch it
+        with contextlib.suppress(OSError):
+            os.kill(tracker, 9)
+
+
+def _child_pids() -> list[int]:
+    """Direct children of this process (Linux /proc; elsewhere the pools' processes)."""
+    me, found = os.getpid(), []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return [pid for pool in _POOLS.values() for pid in getattr(pool, "_processes", {})]
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[-1].split()
+        if len(fields) > 1 and fields[1] == str(me):
+            found.append(int(entry))
+    return found
+
+
+def _kill_pool(kind: str) -> None:
+    pool = _POOLS.pop(kind, None)
+    if pool is None:
+        return
+    processes = list(getattr(pool, "_processes", {}).values())
+    for process in processes:
+        if process.is_alive():
+            process.kill()
+    for process in processes:
+        process.join(timeout=5)
+    pool.shutdown(wait=False, cancel_futures=True)
+
+
 def _run_child(kind: str, fn, text: str, inputs, what: str = "") -> list[np.ndarray]:
-    """Run ``fn`` in a per-oracle child process; a crash there raises NotCheckable."""
+    """Run ``fn`` in a per-oracle child process; a crash there, a timeout or an exception
+    the child did not expect (e.g. MemoryError) raises NotCheckable."""
+    from concurrent.futures import TimeoutError as FutureTimeout
     from concurrent.futures.process import BrokenProcessPool
 
+    what = what or f"the {kind} oracle"
+    timeout = _TIMEOUT.get()
     pool = _POOLS.get(kind)
+    if pool is not None and not all(p.is_alive() for p in pool._processes.values()):
+        # its child died with the thread that spawned it (PR_SET_PDEATHSIG follows the
+        # spawning thread), not of this program: start a new one
+        _kill_pool(kind)
+        pool = None
     fresh = pool is None
     if fresh:
-        pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+        pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=_exit_with_parent, initargs=(os.getpid(),))
         _POOLS[kind] = pool
+        _register_shutdown()
     try:
         with _quiet_xla_logs() if fresh else contextlib.nullcontext(), _main_not_reimported():
             future = pool.submit(fn, pickle.dumps((text, inputs)))  # spawns the child
-        result = pickle.loads(future.result())
+        result = pickle.loads(future.result(timeout=timeout))
     except BrokenProcessPool:
-        del _POOLS[kind]
-        what = what or f"the {kind} oracle"
+        _kill_pool(kind)
         raise NotCheckable(f"{what} aborted the process (LLVM ERROR)") from None
+    except FutureTimeout:
+        _kill_pool(kind)
+        raise NotCheckable(f"{what} did not finish within {timeout:g} s (--timeout)") from None
+    except Exception as err:  # raised in the child: MemoryError, an unexpected error
+        message = " ".join(str(err).split())[:300]
+        raise NotCheckable(f"{what} failed: {type(err).__name__}: {message}") from None
     if isinstance(result, NotCheckable):
         raise result
     return result
@@ -663,16 +804,45 @@ def check(
     oracle: str = "auto",
     inputs: list[list[np.ndarray]] | None = None,
     resize_mode: str = "mean",
+    timeout: float = DEFAULT_TIMEOUT,
 ) -> Report:
     """Compare ``before`` and ``after`` (MLIR texts) on ``trials`` seeded random inputs
     (or on the given input sets). ``oracle``: "interpreter", "xla", "both", or "auto"
     (interpreter, falling back to XLA when the interpreter cannot run the program).
     ``rtol``/``atol`` None: derived from the dtype and the largest reduction; both 0:
-    bitwise comparison."""
-    (sig_before, keys, dyn_before), (sig_after, _, dyn_after) = (
+    bitwise comparison. ``timeout``: seconds per oracle run, then not checkable.
+    Programs whose results differ in number or type do not match."""
+    _validate(seed=seed, trials=trials, rtol=rtol, atol=atol, timeout=timeout)
+    token = _TIMEOUT.set(float(timeout))
+    try:
+        return _check(before, after, seed, trials, rtol, atol, oracle, inputs, resize_mode)
+    finally:
+        _TIMEOUT.reset(token)
+
+
+def _validate(*, seed, trials, rtol, atol, timeout) -> None:
+    if not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
+    if not isinstance(trials, int) or trials < 1:
+        raise ValueError(f"trials must be an integer >= 1, got {trials!r}")
+    for name, value in (("rtol", rtol), ("atol", atol)):
+        if value is not None and not (math.isfinite(value) and value >= 0):
+            raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+    if not (math.isfinite(timeout) and timeout > 0):
+        raise ValueError(f"timeout must be a finite number > 0, got {timeout!r}")
+
+
+def _check(before, after, seed, trials, rtol, atol, oracle, inputs, resize_mode) -> Report:
+    (sig_before, keys, dyn_before, res_before), (sig_after, _, dyn_after, res_after) = (
         _signature(before), _signature(after))
     if sig_before != sig_after:
         raise NotCheckable(f"signatures differ: {sig_before} vs {sig_after}")
+    if not _results_compatible(res_before, res_after):
+        shown_b = ", ".join(r[0] for r in res_before) or "nothing"
+        shown_a = ", ".join(r[0] for r in res_after) or "nothing"
+        return Report(oracle="none", problem=(
+            f"the results differ: before returns {len(res_before)} ({shown_b}), "
+            f"after {len(res_after)} ({shown_a})"))
     dynamic = dyn_before + dyn_after
     input_sets = (
         inputs
@@ -764,8 +934,27 @@ def _check_with(oracle, before, after, keys, input_sets, rtol, atol, terms, resi
 def load_npz_inputs(path: str, signature) -> list[list[np.ndarray]]:
     """Input sets from an .npz: arrays named arg0, arg1, ... (one set), or a leading trial
     axis when every array has one more dimension than @main's argument."""
-    with np.load(path) as data:
-        arrays = [data[f"arg{i}"] for i in range(len(signature))]
+    from .io import InputError
+
+    try:
+        try:
+            loaded = np.load(path, allow_pickle=False)
+        except (ValueError, EOFError):
+            raise ValueError("not an .npz archive of arrays arg0, arg1, ...") from None
+        if not hasattr(loaded, "files"):
+            raise ValueError("not an .npz archive of arrays arg0, arg1, ... (an .npy array)")
+        with loaded as data:
+            missing = [f"arg{i}" for i in range(len(signature)) if f"arg{i}" not in data.files]
+            if missing:
+                found = ", ".join(data.files) or "none"
+                raise ValueError(f"no array {missing[0]} (@main takes {len(signature)} "
+                                 f"arguments; the archive has {found})")
+            arrays = [data[f"arg{i}"] for i in range(len(signature))]
+    except OSError as err:
+        raise InputError(f"{path}: error: cannot read inputs: {err.strerror or err}") from None
+    except (ValueError, EOFError) as err:  # not an npz, a pickled array, a missing key
+        message = " ".join(str(err).split())
+        raise InputError(f"{path}: error: cannot read inputs: {message}") from None
     if all(a.ndim == len(s) + 1 for a, (s, _) in zip(arrays, signature, strict=True)) and arrays:
         return [[a[t] for a in arrays] for t in range(arrays[0].shape[0])]
     return [arrays]

@@ -8,14 +8,17 @@ text (``HloModule ...``) and serialized HLO module protos (e.g. neuronx-cc's
 
 from __future__ import annotations
 
+import contextlib
 import os
-import re
 import sys
 import tempfile
 from dataclasses import dataclass
 
+import numpy as np
 from jaxlib.mlir import ir
 
+from .cli_common import on_abandon
+from .ir_util import native_stderr_captured
 from .penguin_sort import parse_allowing_penguin_sorts
 
 MLIR_BYTECODE_MAGIC = b"ML\xefR"
@@ -61,15 +64,40 @@ def format_mlir_error(err: ir.MLIRError, default: str) -> str:
     return f"{where}: error: {message}{extra}"
 
 
-_FILE_LOC = re.compile(r'"([^"]*)":(\d+):(\d+)')
-
-
 def _where(loc: ir.Location, default: str) -> str:
-    match = _FILE_LOC.search(str(loc))
-    if not match:
-        return default
-    file = default if match.group(1) in ("-", "") else match.group(1)
-    return f"{file}:{match.group(2)}:{match.group(3)}"
+    from .passes.base import location_triple_text
+
+    return location_triple_text(str(loc), default) or default
+
+
+# Deepest bracket nesting accepted in text input. MLIR's parser and passes recurse per
+# level; in penguin-opt's command thread (cli_common.STACK_BYTES) 10,000 levels were
+# measured to parse, run every pass and print (nested stablehlo.case, array attributes).
+MAX_NESTING = 10_000
+_OPEN = np.zeros(256, np.int8)
+_OPEN[[ord(c) for c in "([{"]] = 1
+_OPEN[[ord(c) for c in ")]}"]] = -1
+
+
+def nesting_depth(data: bytes) -> int:
+    """The deepest ``([{`` nesting of ``data`` outside string literals (vectorized)."""
+    raw = np.frombuffer(data, np.uint8)
+    if raw.size == 0:
+        return 0
+    quote = raw == ord('"')
+    escaped = np.zeros_like(quote)
+    escaped[1:] = raw[:-1] == ord("\\")
+    quote &= ~escaped
+    inside = (np.cumsum(quote) % 2 == 1) | quote  # string bodies and their quotes
+    steps = np.where(inside, 0, _OPEN[raw]).astype(np.int64)
+    return int(np.cumsum(steps).max(initial=0))
+
+
+def _check_nesting(source: Source) -> None:
+    depth = nesting_depth(source.data)
+    if depth > MAX_NESTING:
+        raise InputError(f"{source.name}: error: nesting is {depth} levels deep, more than "
+                         f"the {MAX_NESTING} penguin-opt accepts")
 
 
 def _looks_like_hlo_text(text: str) -> bool:
@@ -88,12 +116,24 @@ def parse_source(source: Source) -> ir.Operation:
         return _parse_hlo_proto(source)
     if "\x00" in text:
         return _parse_hlo_proto(source)
+    if not text.strip():
+        raise InputError(f"{source.name}: error: the input is empty")
+    _check_nesting(source)
     if _looks_like_hlo_text(text):
         return _parse_hlo_text(source, text)
     try:
         return _as_module(parse_allowing_penguin_sorts(text, source.name), source)
     except ir.MLIRError as err:
         raise InputError(format_mlir_error(err, source.name)) from None
+    except (ValueError, MemoryError, RuntimeError) as err:  # the parser's own limits
+        raise InputError(_parser_failure(err, source.name)) from None
+
+
+def _parser_failure(err: BaseException, name: str) -> str:
+    """One line for what MLIR's parser raises besides diagnostics (e.g. "SmallVector
+    unable to grow" for a dimension number of 2^32, bad_alloc)."""
+    message = " ".join(str(err).split())[:300] or type(err).__name__
+    return f"{name}: error: cannot parse: {message}"
 
 
 def _as_module(op: ir.Operation, source: Source) -> ir.Operation:
@@ -111,7 +151,8 @@ def _parse_bytecode(source: Source) -> ir.Operation:
     # trying to deserialize anything else would print MLIR's diagnostics to stderr.
     if b"StableHLO_v" in source.data[:32]:
         try:
-            module = stablehlo.deserialize_portable_artifact(ctx, source.data)
+            with native_stderr_captured():  # its diagnostics: the parse below reports
+                module = stablehlo.deserialize_portable_artifact(ctx, source.data)
             return module.operation
         except Exception:  # not a portable artifact after all: ordinary MLIR bytecode
             pass
@@ -119,6 +160,8 @@ def _parse_bytecode(source: Source) -> ir.Operation:
         return _as_module(parse_allowing_penguin_sorts(source.data, source.name), source)
     except ir.MLIRError as err:
         raise InputError(format_mlir_error(err, source.name)) from None
+    except (ValueError, MemoryError, RuntimeError) as err:  # the parser's own limits
+        raise InputError(_parser_failure(err, source.name)) from None
 
 
 def _import_hlo(proto: bytes, source: Source) -> ir.Operation:
@@ -208,6 +251,8 @@ def write_output(path: str, data: str | bytes) -> None:
     payload = data.encode() if isinstance(data, str) else data
     try:
         if path in ("-", "/dev/stdout"):
+            if sys.stdout is None:  # started with stdout closed (`>&-`)
+                raise OSError(9, "standard output is closed")
             sys.stdout.flush()
             sys.stdout.buffer.write(payload)
             sys.stdout.buffer.flush()
@@ -223,6 +268,10 @@ def write_output(path: str, data: str | bytes) -> None:
         raise
     except OSError as err:
         reason = err.strerror or str(err)
+        if path in ("-", "/dev/stdout"):
+            from .cli_common import quiet_stdout
+
+            quiet_stdout()  # no second failure when Python flushes stdout at exit
         raise OutputError(f"{path}: error: cannot write output: {reason}") from None
 
 
@@ -235,6 +284,7 @@ def _replace_atomically(path: str, payload: bytes) -> None:
         os.umask(umask)
         mode = 0o666 & ~umask
     fd, tmp = tempfile.mkstemp(prefix=".penguin-opt-", dir=directory)
+    _TEMPORARY.add(tmp)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(payload)
@@ -244,3 +294,15 @@ def _replace_atomically(path: str, payload: bytes) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+    finally:
+        _TEMPORARY.discard(tmp)
+
+
+_TEMPORARY: set[str] = set()  # temporary outputs being written (removed on SIGINT)
+
+
+@on_abandon
+def _remove_temporary() -> None:
+    for tmp in list(_TEMPORARY):
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)

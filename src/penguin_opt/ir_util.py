@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
+import sys
+import tempfile
 from collections.abc import Iterable, Sequence
 
 from jaxlib.mlir import ir
@@ -10,10 +14,66 @@ from jaxlib.mlir import ir
 _LOC = re.compile(r'loc\((?:[^"]*?)?"([^"]*)":(\d+):(\d+)')
 
 
+def string_value(attr: ir.Attribute) -> str:
+    """The text of a ``StringAttr`` or ``FlatSymbolRefAttr``. Bytes that are not UTF-8
+    (MLIR allows ``@"f\\FF"``) come back as surrogate escapes instead of raising, so
+    distinct names stay distinct."""
+    if isinstance(attr, ir.StringAttr):
+        return ir.StringAttr(attr).value_bytes.decode("utf-8", "surrogateescape")
+    try:
+        return ir.FlatSymbolRefAttr(attr).value
+    except RuntimeError:  # nanobind's UTF-8 conversion: read the printed, escaped form
+        printed = str(attr)[1:]  # @name or @"escaped name"
+        if printed.startswith('"'):
+            printed = printed[1:-1]
+        raw = re.sub(rb"\\([0-9A-Fa-f]{2}|.)", _unescape, printed.encode())
+        return raw.decode("utf-8", "surrogateescape")
+
+
+def _unescape(match: re.Match) -> bytes:
+    code = match.group(1)
+    return bytes([int(code, 16)]) if len(code) == 2 else code
+
+
+class UnreadableAttribute(Exception):
+    """An attribute the Python bindings cannot hand out (e.g. a complex-typed dense
+    elements attribute: its downcast raises), so an op carrying it cannot be rebuilt."""
+
+
+@contextlib.contextmanager
+def native_stderr_captured():
+    """Collect what native code writes to file descriptor 2 (LLVM's ``errs()``, e.g. a
+    pass option parser's complaint) instead of letting it reach the user's terminal;
+    yields a list that holds the captured text once the block ends."""
+    captured: list[str] = []
+    sys.stderr.flush()
+    try:
+        saved = os.dup(2)
+    except OSError:  # no stderr at all: nothing to capture
+        yield captured
+        return
+    with tempfile.TemporaryFile() as sink:
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield captured
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            sink.seek(0)
+            captured.append(sink.read().decode(errors="replace"))
+
+
 def attrs_of(op: ir.Operation) -> dict[str, ir.Attribute]:
-    """All attributes of an op (inherent and discardable) by name."""
+    """All attributes of an op (inherent and discardable) by name; raises
+    :class:`UnreadableAttribute` when one cannot be read (nothing is changed then)."""
     attributes = op.attributes
-    return {name: attributes[name] for name in attributes}
+    found = {}
+    for name in attributes:
+        try:
+            found[name] = attributes[name]
+        except TypeError:
+            raise UnreadableAttribute(f"attribute '{name}' of '{op.name}'") from None
+    return found
 
 
 def create(

@@ -32,6 +32,16 @@ def penguin_sorts(root: ir.Operation) -> list[ir.Operation]:
     return [op for op in ops_named(root, SORT_NAMES) if is_penguin_sort(op)]
 
 
+def sort_dimension(sort: ir.Operation) -> int:
+    """The sort's dimension, non-negative: the attribute is optional (default -1, the last
+    dimension) and may count from the end."""
+    attributes = sort.attributes
+    dim = int(ir.IntegerAttr(attributes["dimension"]).value) if "dimension" in attributes else -1
+    if dim < 0:
+        dim += ir.ShapedType(sort.results[0].type).rank
+    return dim
+
+
 def rebuild_sort(
     sort: ir.Operation, operands: list[ir.Value], name: str | None = None
 ) -> ir.Operation:
@@ -62,7 +72,7 @@ def expand_sorts(
     """Expand each of ``sorts`` (penguin form), appending (expanded sort, iota) pairs."""
     for sort in sorts:
         prefix = sort.name.split(".")[0]
-        dim = sort.attributes["dimension"]
+        dim = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), sort_dimension(sort))
         index_type = sort.results[len(sort.operands)].type
         iota = create(f"{prefix}.iota", [index_type], [], {"iota_dimension": dim}, before=sort)
         expanded.append((rebuild_sort(sort, [*sort.operands, iota.result]), iota))

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from jaxlib.mlir import ir, passmanager
 
 from . import penguin_sort
-from .ir_util import ops_named
+from .ir_util import native_stderr_captured, ops_named
 from .passes import PASSES
 from .passes.base import Diagnostic, ModulePass, OptionError, PassError, RunState, Severity
 from .passes.canonicalize_for_penguin import CanonicalizeForPenguin
@@ -245,12 +245,17 @@ class Pipeline:
 
     @staticmethod
     def _run_native(el: Element, module, ctx, penguin_seen: bool, verify: bool) -> None:
-        pm = passmanager.PassManager.parse(
-            f"builtin.module({_native_pipeline_text(el.text, ctx)})", context=ctx)
-        pm.enable_verifier(verify)
-        marked = _expand_marked(module) if penguin_seen else []
-        sys.stderr.flush()  # native passes write to the C++ stderr
-        pm.run(module)
+        from .native_child import ABORTING_PASSES, run_isolated
+
+        text = _native_pipeline_text(el.text, ctx)
+        marked = _expand_marked(module) if penguin_seen else 0
+        if el.pass_names & ABORTING_PASSES:  # an abort must not end this process
+            run_isolated(text, module, verify, el.label)
+        else:
+            pm = passmanager.PassManager.parse(f"builtin.module({text})", context=ctx)
+            pm.enable_verifier(verify)
+            sys.stderr.flush()  # native passes write to the C++ stderr
+            pm.run(module)
         if marked:
             _fuse_marked(module)
 
@@ -269,11 +274,15 @@ def _native_pipeline_text(text: str, ctx: ir.Context) -> str:
     with ctx:
         errors = []
         for candidate in (text, f"func.func({text})"):
-            try:
-                passmanager.PassManager.parse(f"builtin.module({candidate})")
-                return candidate
-            except ValueError as err:
-                errors.append(" ".join(str(err).split()))
+            with native_stderr_captured() as printed:  # LLVM's option parser prints
+                try:
+                    passmanager.PassManager.parse(f"builtin.module({candidate})")
+                    return candidate
+                except ValueError as err:
+                    errors.append(" ".join(str(err).split()))
+            detail = " ".join(printed[0].split()).lstrip(": ")
+            if detail and detail not in errors[-1]:
+                errors[-1] = f"{detail} ({errors[-1]})"
         first = errors[0]
         if "does not refer to a registered pass" in first:
             known = ", ".join(sorted(PASSES))

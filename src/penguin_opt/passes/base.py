@@ -45,6 +45,8 @@ def location_triple_text(loc_text: str, default_file: str = "-") -> str | None:
     if match is None:
         return None
     file = default_file if match.group(1) in ("-", "") else match.group(1)
+    if match.group(2) == "0":  # MLIR's "no position" (e.g. a bytecode buffer): the file only
+        return file
     return f"{file}:{match.group(2)}:{match.group(3)}"
 
 

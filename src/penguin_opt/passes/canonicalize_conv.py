@@ -37,7 +37,7 @@ from jaxlib.mlir.dialects import mhlo, stablehlo
 
 from ..dialect import MHLO, STABLEHLO, Dialect, i64_matrix
 from ..elements import UnsupportedElementType, dtype_of, make_elements
-from ..ir_util import attrs_of, defining_op_of, i64_values, static_shape
+from ..ir_util import UnreadableAttribute, attrs_of, defining_op_of, i64_values, static_shape
 from .base import ModulePass, RunState, op_error, option
 from .sweep import Sweep, collect
 
@@ -702,6 +702,8 @@ class CanonicalizeConv(ModulePass):
         for conv in convolutions(functions(module), d):
             g = conv_geometry(conv, d, builder)
             reason = gate.reject(conv, d, g)
+            if reason is None and not _attributes_readable(conv):
+                reason = "attribute-not-readable"  # the rewrites rebuild the conv
             for st in stats:
                 st.matched += 1
                 if reason is not None:
@@ -724,6 +726,14 @@ class CanonicalizeConv(ModulePass):
                 if _is_backward_conv(conv, d) and _fed_by_conv(conv, d):
                     log.debug("%s: backward convolution fed by a convolution at %s",
                               self.name, conv.location)
+
+
+def _attributes_readable(conv: ir.Operation) -> bool:
+    try:
+        attrs_of(conv)
+    except UnreadableAttribute:
+        return False
+    return True
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from typing import ClassVar
 from jaxlib.mlir import ir
 
 from ..dialect import MHLO, STABLEHLO, Dialect
-from ..ir_util import ops_named, static_shape
+from ..ir_util import ops_named, static_shape, string_value
 from .base import Diagnostic, ModulePass, PassError, RunState, Severity, option
 from .penguin_rewriters import (
     _EFFECTFUL,
@@ -191,17 +191,17 @@ def target_functions(module: ir.Operation, all_functions: bool, pass_name: str):
     if all_functions:
         return funcs
     for f in funcs:
-        if ir.StringAttr(f.attributes["sym_name"]).value == "main":
+        if string_value(f.attributes["sym_name"]) == "main":
             return [f]
     public = [
         f
         for f in funcs
         if "sym_visibility" not in f.attributes
-        or ir.StringAttr(f.attributes["sym_visibility"]).value == "public"
+        or string_value(f.attributes["sym_visibility"]) == "public"
     ]
     if len(public) == 1:
         return public
-    names = ", ".join("@" + ir.StringAttr(f.attributes["sym_name"]).value for f in public)
+    names = ", ".join("@" + string_value(f.attributes["sym_name"]) for f in public)
     raise PassError(
         Diagnostic(
             Severity.ERROR,

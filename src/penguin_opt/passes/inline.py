@@ -20,8 +20,8 @@ from typing import ClassVar
 from jaxlib.mlir import ir, passmanager
 
 from .._compat import inlined_func_call
-from ..ir_util import ops_named
-from .base import ModulePass, RunState, option
+from ..ir_util import ops_named, string_value
+from .base import Diagnostic, ModulePass, PassError, RunState, Severity, option
 
 
 @dataclass(frozen=True)
@@ -30,18 +30,23 @@ class Inline(ModulePass):
     summary: ClassVar[str] = "inline func.call of single-block functions (jaxlib lacks MLIR's)"
 
     max_depth: int = option(64, "stop inlining call chains nested deeper than this", min=1)
+    max_inlined_ops: int = option(
+        2_000_000, "fail rather than create more than this many ops by inlining (a call "
+        "DAG can grow the module exponentially)", min=0)
 
     def run(self, module: ir.Operation, state: RunState) -> None:
         stats = state.rewriter(self.name, "inlineCall")
         functions = _functions(module)
         recursive = _Recursion(functions)
         inlined: set[str] = set()
+        sizes: dict[str, int] = {}  # ops in a function's body, until something is inlined there
+        created = 0
         for _ in range(self.max_depth):
             calls = ops_named(module, ["func.call"])
             inlined_any = False
             for call in calls:
                 stats.matched += 1
-                callee_name = ir.FlatSymbolRefAttr(call.attributes["callee"]).value
+                callee_name = string_value(call.attributes["callee"])
                 callee = functions.get(callee_name)
                 if callee is None or len(callee.regions[0].blocks) != 1:
                     stats.skip("callee-not-single-block")
@@ -49,6 +54,17 @@ class Inline(ModulePass):
                 if recursive(callee_name):
                     stats.skip("recursive")
                     continue
+                size = sizes.get(callee_name)
+                if size is None:
+                    size = sizes[callee_name] = _op_count(callee) - 1  # less its return
+                created += size
+                if created > self.max_inlined_ops:
+                    raise PassError(Diagnostic(
+                        Severity.ERROR,
+                        f"inline: inlining would create more than {self.max_inlined_ops} "
+                        f"ops (call graph growth); raise inline{{max-inlined-ops=N}} to allow "
+                        "it", str(call.location)))
+                sizes.pop(_enclosing_function_name(call), None)  # it grows now
                 values = inlined_func_call(callee, list(call.operands), call)
                 for old, new in zip(call.results, values, strict=True):
                     old.replace_all_uses_with(new)
@@ -72,7 +88,7 @@ class Inline(ModulePass):
         candidates = [  # in module order: the output must not depend on set order
             name for name in functions
             if name in inlined and "sym_visibility" in functions[name].attributes
-            and ir.StringAttr(functions[name].attributes["sym_visibility"]).value == "private"
+            and string_value(functions[name].attributes["sym_visibility"]) == "private"
         ]
         if not candidates:
             return
@@ -85,7 +101,7 @@ class Inline(ModulePass):
 
 def _functions(module) -> dict[str, ir.Operation]:
     return {
-        ir.StringAttr(op.operation.attributes["sym_name"]).value: op.operation
+        string_value(op.operation.attributes["sym_name"]): op.operation
         for op in module.regions[0].blocks[0].operations
         if op.operation.name == "func.func"
     }
@@ -142,8 +158,8 @@ def _symbol_dce(module, candidates: list[str]) -> bool:
         if "sym_visibility" not in attributes:
             continue  # public
         visibility = attributes["sym_visibility"]
-        if ir.StringAttr(visibility).value != "public":
-            name = ir.StringAttr(attributes["sym_name"]).value
+        if string_value(visibility) != "public":
+            name = string_value(attributes["sym_name"])
             if name not in wanted:
                 hidden[name] = visibility
                 attributes["sym_visibility"] = public
@@ -156,7 +172,7 @@ def _symbol_dce(module, candidates: list[str]) -> bool:
         ok = False
     for op in module.regions[0].blocks[0].operations:  # fresh objects: restore visibility
         func = op.operation
-        name = ir.StringAttr(func.attributes["sym_name"]).value
+        name = string_value(func.attributes["sym_name"])
         if name in hidden:
             func.attributes["sym_visibility"] = hidden[name]
     return ok
@@ -184,7 +200,7 @@ class _Recursion:
         """Each function's callees among ``functions`` (calls to other names lead nowhere)."""
         graph: dict[str, set[str]] = {}
         for name, func in self.functions.items():
-            callees = {ir.FlatSymbolRefAttr(c.attributes["callee"]).value
+            callees = {string_value(c.attributes["callee"])
                        for c in ops_named(func, ["func.call"])}
             graph[name] = {c for c in callees if c in self.functions}
         return graph
@@ -232,3 +248,26 @@ def _on_cycles(graph: dict[str, set[str]]) -> set[str]:
                     if len(component) > 1 or node in graph[node]:
                         found.update(component)
     return found
+
+
+def _op_count(op: ir.Operation) -> int:
+    """Ops in ``op``'s regions, nested ones included."""
+    count = 0
+
+    def visit(_op):
+        nonlocal count
+        count += 1
+        return ir.WalkResult.ADVANCE
+
+    for region in op.regions:
+        for block in region.blocks:
+            for inner in block.operations:
+                inner.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return count
+
+
+def _enclosing_function_name(op: ir.Operation) -> str | None:
+    parent = op.parent
+    while parent is not None and parent.name != "func.func":
+        parent = parent.parent
+    return None if parent is None else string_value(parent.attributes["sym_name"])

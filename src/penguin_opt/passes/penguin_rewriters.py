@@ -28,8 +28,15 @@ from ..elements import (
     make_elements,
     type_key,
 )
-from ..ir_util import attrs_of, has_uses, i64_values, static_shape
-from ..penguin_sort import rebuild_sort
+from ..ir_util import (
+    UnreadableAttribute,
+    attrs_of,
+    has_uses,
+    i64_values,
+    static_shape,
+    string_value,
+)
+from ..penguin_sort import rebuild_sort, sort_dimension
 from .base import op_error
 from .sweep import Sweep
 
@@ -52,7 +59,10 @@ class Rewriter:
         if sweep.is_erased(op):
             return
         stats.matched += 1
-        reason = self.rewrite(op, sweep)
+        try:
+            reason = self.rewrite(op, sweep)
+        except UnreadableAttribute:  # raised before any change: the op stays as it is
+            reason = "attribute-not-readable"
         if reason is None:
             stats.rewritten += 1
         else:
@@ -135,9 +145,7 @@ class FuseIotaSort(Rewriter):
         iota = sweep.defining_op(op.operands[1])
         if iota is None or not sweep.dialect.is_op(iota, "iota"):
             return "operand-1-not-iota"
-        if int(ir.IntegerAttr(iota.attributes["iota_dimension"]).value) != int(
-            ir.IntegerAttr(op.attributes["dimension"]).value
-        ):
+        if int(ir.IntegerAttr(iota.attributes["iota_dimension"]).value) != sort_dimension(op):
             return "iota-dimension-mismatch"
         sweep.created(rebuild_sort(op, [op.operands[0]]))
         if not has_uses(iota):
@@ -240,7 +248,12 @@ class ReplaceConvertsWithConstants(Rewriter):
                 dst_key = type_key(ir.ShapedType(result_type).element_type)
                 if not E8M0_CONVERTS_AS_MODELLED and "f8E8M0FNU" in (src_key, dst_key):
                     return "element-type-semantics-vary-by-jaxlib"
-                folded = convert_array(values, src_key, dst_key)
+                if values.size > 1 and not any(values.strides):  # a splat: one element
+                    one = convert_array(values[(0,) * values.ndim].reshape(1), src_key,
+                                        dst_key)
+                    folded = np.broadcast_to(one.reshape(()), values.shape)
+                else:
+                    folded = convert_array(values, src_key, dst_key)
             except (UnsupportedElementType, ValueError):
                 return "unsupported-element-type"
             attr = make_elements(folded, result_type)
@@ -271,7 +284,7 @@ class ReplaceInvalidBackendConfigs(Rewriter):
     root = "custom_call"
 
     def rewrite(self, op, sweep):
-        target = ir.StringAttr(op.attributes["call_target_name"]).value
+        target = string_value(op.attributes["call_target_name"])
         if target != "AwsNeuronErf":
             return "not-AwsNeuronErf"
         attributes = attrs_of(op)
@@ -329,7 +342,7 @@ class LowerResizeNearestGrad(Rewriter):
     root = "custom_call"
 
     def rewrite(self, op, sweep):
-        target = ir.StringAttr(op.attributes["call_target_name"]).value
+        target = string_value(op.attributes["call_target_name"])
         if target != "ResizeNearestGrad":
             return "not-ResizeNearestGrad"
         if len(op.operands) != 1:
@@ -562,10 +575,10 @@ class RemoveDeadZeroSizedTensorOps(Rewriter):
             return reason
         empties = list(op.results.types)
         try:
-            attrs = [
-                make_elements(np.zeros(static_shape(t), dtype_of(ir.ShapedType(t).element_type)), t)
-                for t in empties
-            ]
+            # zero elements whatever the other dims (0x4294967296x4294967296 is no array
+            # numpy can shape): the type gives the shape
+            attrs = [make_elements(np.zeros(0, dtype_of(ir.ShapedType(t).element_type)), t)
+                     for t in empties]
         except UnsupportedElementType:
             return "unsupported-element-type"
         csts = [sweep.constant(a, before=op) for a in attrs]

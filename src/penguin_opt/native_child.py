@@ -1,0 +1,95 @@
+"""Native passes that can abort the process, run in a child process.
+
+Some native passes end the process with ``LLVM ERROR`` (``abort()``) on input they do not
+expect, e.g. ``hlo-legalize-to-stablehlo`` on an ``mhlo.dynamic_conv`` whose dimension
+numbers do not fit its operands. :func:`run_isolated` runs such a pipeline element in a
+child (``python -m penguin_opt.native_child``: bytecode in on stdin, bytecode out on
+stdout), so an abort becomes a one-line error and the parent's module is only replaced
+when the child succeeded.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from jaxlib.mlir import ir, passmanager
+
+from .passes.base import Diagnostic, PassError, Severity
+
+# Pass arguments seen to abort on malformed input (a pipeline element naming one runs in
+# a child process).
+ABORTING_PASSES = frozenset({"hlo-legalize-to-stablehlo"})
+
+_FAILED = 3  # the child's exit code for a pass failure (its stderr has the error)
+
+
+class NativeAbort(PassError):
+    """The isolated native pass ended the child process (``LLVM ERROR``)."""
+
+    def __init__(self, message: str):
+        super().__init__(Diagnostic(Severity.ERROR, message, "unknown"))
+
+
+def run_isolated(pipeline: str, module: ir.Operation, verify: bool, label: str) -> None:
+    """Run ``builtin.module(pipeline)`` on ``module`` in a child process and take its
+    result. A failing pass raises MLIR's own error (``ir.MLIRError``), as it would in
+    this process; an abort raises :class:`NativeAbort`."""
+    import io
+
+    buffer = io.BytesIO()
+    module.write_bytecode(buffer)
+    ctx = module.context
+    argv = [sys.executable, "-m", "penguin_opt.native_child", pipeline,
+            "1" if verify else "0", "1" if ctx.allow_unregistered_dialects else "0"]
+    proc = subprocess.run(argv, input=buffer.getvalue(), capture_output=True)
+    stderr = proc.stderr.decode(errors="replace")
+    if proc.returncode == _FAILED:
+        # The pass fails without aborting: run it here, for MLIR's own error and
+        # diagnostics (exactly as without isolation).
+        pm = passmanager.PassManager.parse(f"builtin.module({pipeline})", context=ctx)
+        pm.enable_verifier(verify)
+        pm.run(module)
+        raise NativeAbort(f"{label} failed in a child process but not here")
+    if proc.returncode != 0:
+        reason = next((line.strip() for line in stderr.splitlines() if "LLVM ERROR" in line),
+                      f"exit status {proc.returncode}")
+        raise NativeAbort(f"{label} aborted the process ({reason})")
+    result = ir.Module.parse(proc.stdout, context=ctx).operation
+    _take_over(module, result)
+
+
+def _take_over(module: ir.Operation, result: ir.Operation) -> None:
+    """Make ``module`` hold ``result``'s attributes and ops (``result`` ends up empty)."""
+    from .ir_util import attrs_of
+
+    for name in attrs_of(module):
+        del module.attributes[name]
+    for name, attr in attrs_of(result).items():
+        module.attributes[name] = attr
+    body = module.regions[0].blocks[0]
+    for op in list(body.operations):
+        op.operation.erase()
+    for op in list(result.regions[0].blocks[0].operations):
+        body.append(op.operation)
+
+
+def _child(argv: list[str]) -> int:
+    from .context import make_context
+
+    pipeline, verify, unregistered = argv[0], argv[1] == "1", argv[2] == "1"
+    ctx = make_context(allow_unregistered=unregistered)
+    with ctx, ir.Location.unknown(ctx):
+        try:
+            module = ir.Module.parse(sys.stdin.buffer.read())
+            pm = passmanager.PassManager.parse(f"builtin.module({pipeline})")
+            pm.enable_verifier(verify)
+            pm.run(module.operation)
+        except (ir.MLIRError, ValueError):  # a failure the parent reproduces
+            return _FAILED
+        module.operation.write_bytecode(sys.stdout.buffer)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_child(sys.argv[1:]))

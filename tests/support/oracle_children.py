@@ -1,0 +1,5 @@
+"""Child-process bodies for the checker's harness tests (picklable: importable by name)."""
+
+
+def raise_memory_error(payload: bytes) -> bytes:
+    raise MemoryError("out of memory while allocating the interpreter's buffers")

@@ -1,0 +1,470 @@
+"""Bad input, one class per test: the promises hold (see support.hostile).
+
+Every case asserts the documented exit code, exactly one stderr line for an error
+(warnings and remarks aside), no traceback, no death by signal, no file left at the
+output path after a failure, and the input untouched.
+"""
+
+from __future__ import annotations
+
+import resource
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from support.hostile import ROOT, assert_kept_promises, assert_one_line_error, error_lines, run
+
+import penguin_opt
+from penguin_opt import equivalence
+
+EXAMPLE = ROOT / "examples" / "argsort_model.mlir"
+
+ADD = """func.func @main(%a: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = stablehlo.add %a, %a : tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+"""
+TWO_RESULTS = """func.func @main(%a: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
+  %0 = stablehlo.add %a, %a : tensor<3xf32>
+  return %0, %a : tensor<3xf32>, tensor<3xf32>
+}
+"""
+FOREVER = """func.func @main(%x: tensor<f32>) -> tensor<f32> {
+  %0 = stablehlo.while(%it = %x) : tensor<f32>
+    cond {
+      %t = stablehlo.constant dense<true> : tensor<i1>
+      stablehlo.return %t : tensor<i1>
+    } do {
+      %y = stablehlo.add %it, %it : tensor<f32>
+      stablehlo.return %y : tensor<f32>
+    }
+  return %0 : tensor<f32>
+}
+"""
+DYNAMIC_CONV = """func.func @main(%arg0: tensor<1x8x8x32x207xf32>, %arg1: tensor<3x3x32x207x16xf32>) -> tensor<32x1x8x8x16xf32> {
+  %pad = arith.constant dense<[2, 0, 1, 1]> : tensor<4xi64>
+  %0 = "mhlo.dynamic_conv"(%arg0, %arg1, %pad) {batch_group_count = 1 : i64,
+    dimension_numbers = #mhlo.conv<raw input_batch_dimension = 0, input_feature_dimension = 4,
+      input_spatial_dimensions = [1, 2], kernel_input_feature_dimension = 3,
+      kernel_output_feature_dimension = 4, kernel_spatial_dimensions = [0, 1],
+      output_batch_dimension = 1, output_feature_dimension = 4, output_spatial_dimensions = [2, 3]>,
+    feature_group_count = 1 : i64, lhs_dilation = dense<1> : tensor<2xi64>, padding = dense<1> : tensor<2x2xi64>,
+    rhs_dilation = dense<1> : tensor<2xi64>, window_strides = dense<1> : tensor<2xi64>} :
+       (tensor<1x8x8x32x207xf32>, tensor<3x3x32x207x16xf32>, tensor<4xi64>) -> tensor<32x1x8x8x16xf32>
+  func.return %0 : tensor<32x1x8x8x16xf32>
+}
+"""
+
+
+def write(tmp_path: Path, name: str, text: str | bytes) -> Path:
+    path = tmp_path / name
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text)
+    return path
+
+
+def nested_case(depth: int) -> str:
+    head = "func.func @main(%i: tensor<i32>, %x: tensor<f32>) -> tensor<f32> {\n"
+    body = "".join(f'  %r{d} = "stablehlo.case"(%i) ({{\n' for d in range(depth))
+    body += "    stablehlo.return %x : tensor<f32>\n"
+    for d in reversed(range(depth)):
+        body += "  }) : (tensor<i32>) -> tensor<f32>\n"
+        if d:
+            body += f"    stablehlo.return %r{d} : tensor<f32>\n"
+    return head + body + "  return %r0 : tensor<f32>\n}\n"
+
+
+def failed_without_output(proc, out: Path, code: int, needle: str) -> None:
+    assert_one_line_error(proc, code, needle)
+    assert not out.exists()
+    assert not list(out.parent.glob(".penguin-opt-*"))
+
+
+# ----------------------------------------------------------------------- signals
+
+
+def test_deep_nesting_runs_where_the_main_thread_stack_crashed(tmp_path):
+    src = write(tmp_path, "deep.mlir", nested_case(3000))  # ~2,040 levels crashed before
+    before = src.read_bytes()
+    proc = run(src, "-p", "inline,stablehlo-canonicalize-for-penguin,cse", "-o",
+               tmp_path / "out.mlir")
+    assert_kept_promises(proc, codes=(0,))
+    assert src.read_bytes() == before
+
+
+@pytest.mark.parametrize("text", [
+    "func.func @main() attributes {a = " + "[" * 12000 + "]" * 12000 + "} {\n  return\n}\n",
+    nested_case(5200),
+], ids=["array-attribute", "nested-case"])
+def test_nesting_beyond_the_limit_is_one_line(tmp_path, text):
+    src = write(tmp_path, "deep.mlir", text)
+    out = tmp_path / "out.mlir"
+    proc = run(src, "-p", "cse", "-o", out)
+    failed_without_output(proc, out, 1, "levels deep, more than the 10000")
+
+
+def test_native_pass_abort_is_one_line(tmp_path):
+    src = write(tmp_path, "conv.mlir", DYNAMIC_CONV)
+    out = tmp_path / "out.mlir"
+    proc = run(src, "-p", "hlo-legalize-to-stablehlo", "-o", out)
+    failed_without_output(proc, out, 1, "hlo-legalize-to-stablehlo aborted the process "
+                          "(LLVM ERROR")
+
+
+def _long_module(tmp_path: Path) -> Path:
+    lines = ["func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {", "  %v0 = "
+             "stablehlo.add %a, %a : tensor<4xf32>"]
+    lines += [f"  %v{i} = stablehlo.multiply %v{i - 1}, %a : tensor<4xf32>"
+              for i in range(1, 150_000)]
+    lines += ["  return %v149999 : tensor<4xf32>", "}"]
+    return write(tmp_path, "long.mlir", "\n".join(lines) + "\n")
+
+
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+@pytest.mark.parametrize("stage", ["passes", "check"])
+def test_interrupted_run_exits_quietly_without_output(tmp_path, sig, code, stage):
+    """Stopped while the passes (Python walk callbacks included) run, or while the checker
+    waits for its oracles: the exit code of the signal, nothing printed, no output."""
+    out = tmp_path / "out.mlir"
+    if stage == "passes":
+        src = _long_module(tmp_path)
+        args = ["-p", ",".join(["stablehlo-canonicalize-for-penguin"] * 40)]
+    else:
+        src = write(tmp_path, "forever.mlir", FOREVER)
+        args = ["-p", "cse", "--check-equivalence", "--timeout", "100"]
+    proc = subprocess.Popen([sys.executable, "-m", "penguin_opt", src, *args, "-o", out],
+                            stderr=subprocess.PIPE, stdout=subprocess.PIPE, cwd=ROOT)
+    time.sleep(4)  # parsing done, passes or oracles under way
+    assert proc.poll() is None, "finished before the signal: make the work longer"
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == code, err.decode()[-500:]
+    assert err == b""
+    assert not out.exists() and not list(tmp_path.glob(".penguin-opt-*"))
+
+
+# ----------------------------------------------------------------------- the checker
+
+
+@pytest.mark.parametrize(("before", "after"), [(ADD, TWO_RESULTS), (TWO_RESULTS, ADD)])
+def test_checker_different_outputs_are_a_mismatch(tmp_path, before, after):
+    a, b = write(tmp_path, "a.mlir", before), write(tmp_path, "b.mlir", after)
+    proc = run(a, b, tool="penguin_opt.check_cli")
+    assert proc.returncode == 3, proc.stderr
+    assert b"the results differ" in proc.stderr and b"Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("flag", [["--trials", "0"], ["--rtol", "-1"], ["--rtol", "nan"],
+                                  ["--atol", "inf"], ["--seed", "-1"], ["--timeout", "0"],
+                                  ["--trials", "x"]])
+def test_checker_numeric_options_are_validated(tmp_path, flag):
+    a = write(tmp_path, "a.mlir", ADD)
+    assert_one_line_error(run(a, a, *flag, tool="penguin_opt.check_cli"), 2, flag[0])
+    assert_one_line_error(run(a, "-p", "cse", "--check-equivalence", *flag), 2, flag[0])
+
+
+def test_checker_api_validates_too():
+    for kwargs in ({"trials": 0}, {"rtol": -1.0}, {"atol": float("nan")}, {"seed": -1},
+                   {"timeout": 0}):
+        with pytest.raises(ValueError):
+            equivalence.check(ADD, ADD, **kwargs)
+
+
+def test_checker_timeout_is_not_checkable(tmp_path):
+    a = write(tmp_path, "a.mlir", FOREVER)
+    proc = run(a, a, "--timeout", "2", tool="penguin_opt.check_cli")
+    assert proc.returncode == 4, proc.stderr
+    assert b"did not finish within 2 s" in proc.stderr
+
+
+def _children(pid: int) -> list[int]:
+    out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout
+    return [int(x) for x in out.split()]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split()[2] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143),
+                                           (signal.SIGKILL, -9)])
+def test_checker_stopped_by_a_signal_leaves_no_process(tmp_path, sig, code):
+    a = write(tmp_path, "a.mlir", FOREVER)
+    proc = subprocess.Popen([sys.executable, "-m", "penguin_opt.check_cli", a, a,
+                             "--timeout", "100"], stderr=subprocess.PIPE,
+                            stdout=subprocess.PIPE, cwd=ROOT)
+    deadline = time.time() + 60
+    while time.time() < deadline and len(_children(proc.pid)) < 2:
+        time.sleep(0.2)  # the oracle children are running the endless loop
+    time.sleep(1.0)
+    children = _children(proc.pid)
+    assert children
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == code
+    if sig != signal.SIGKILL:  # (after SIGKILL multiprocessing's tracker may still warn)
+        assert err == b""
+    deadline = time.time() + 10
+    while time.time() < deadline and any(_alive(c) for c in children):
+        time.sleep(0.2)
+    assert not [c for c in children if _alive(c)]
+
+
+def test_oracle_child_exception_is_not_checkable():
+    from support.oracle_children import raise_memory_error
+
+    with pytest.raises(equivalence.NotCheckable, match="MemoryError"):
+        equivalence._run_child("test-memory-error", raise_memory_error, ADD, [])
+
+
+@pytest.mark.parametrize(("name", "content", "needle"), [
+    ("missing.npz", None, "No such file"),
+    ("wrong.npz", "wrong-keys", "no array arg0"),
+    ("text.npz", b"hello", "not an .npz archive"),
+    ("array.npy", "npy", "an .npy array"),
+])
+def test_checker_bad_inputs_file_is_one_line(tmp_path, name, content, needle):
+    a = write(tmp_path, "a.mlir", ADD)
+    path = tmp_path / name
+    if content == "wrong-keys":
+        np.savez(path, x=np.zeros(3, np.float32))
+    elif content == "npy":
+        np.save(path, np.zeros(3))
+        path = tmp_path / "array.npy"
+    elif content is not None:
+        path.write_bytes(content)
+    assert_one_line_error(run(a, a, "--inputs", path, tool="penguin_opt.check_cli"), 1,
+                          needle)
+
+
+# ----------------------------------------------------------------------- writing output
+
+
+@pytest.mark.parametrize("where", ["missing/out.mlir", "file/out.mlir", "adir"])
+def test_failed_writes_are_one_line(tmp_path, where):
+    (tmp_path / "file").write_text("x")
+    (tmp_path / "adir").mkdir()
+    assert_one_line_error(run(EXAMPLE, "-p", "cse", "-o", tmp_path / where), 1,
+                          "cannot write output")
+
+
+def test_full_disk_and_closed_streams_are_one_line():
+    for redirect in ("> /dev/full", ">&-"):
+        proc = subprocess.run(f"{sys.executable} -m penguin_opt {EXAMPLE} -p cse {redirect}",
+                              shell=True, capture_output=True, cwd=ROOT)
+        assert_one_line_error(proc, 1, "cannot write output")
+    proc = subprocess.run(f"{sys.executable} -m penguin_opt {EXAMPLE} -p cse | head -c 1",
+                          shell=True, capture_output=True, cwd=ROOT)
+    assert b"Traceback" not in proc.stderr and b"Broken" not in proc.stderr
+
+
+def test_missing_input_with_an_existing_output(tmp_path):
+    out = write(tmp_path, "out.mlir", "keep me")
+    assert_one_line_error(run(tmp_path / "missing.mlir", "-o", out), 1, "cannot read input")
+    assert out.read_text() == "keep me"
+
+
+def test_stdin_redirected_from_the_output_file_is_refused(tmp_path):
+    src = write(tmp_path, "in.mlir", EXAMPLE.read_text())
+    with open(src, "rb") as stdin:
+        proc = subprocess.run([sys.executable, "-m", "penguin_opt", "-", "-p", "cse", "-o",
+                               src], stdin=stdin, capture_output=True, cwd=ROOT)
+    assert_one_line_error(proc, 2, "refusing to overwrite standard input")
+    assert src.read_text() == EXAMPLE.read_text()
+
+
+# ----------------------------------------------------------------------- valid programs
+
+
+SORT_WITHOUT_DIMENSION = """func.func @main(%a: tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xi32>) {
+  %i = stablehlo.iota dim = 1 : tensor<2x4xi32>
+  %0:2 = "stablehlo.sort"(%a, %i) ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>, %p: tensor<i32>, %q: tensor<i32>):
+    %c = stablehlo.compare LT, %x, %y : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }) : (tensor<2x4xf32>, tensor<2x4xi32>) -> (tensor<2x4xf32>, tensor<2x4xi32>)
+  return %0#0, %0#1 : tensor<2x4xf32>, tensor<2x4xi32>
+}
+"""
+COMPLEX_ATTRIBUTES = """func.func @main(%a: tensor<2x4xf32>, %t: tensor<2x3xf32>, %x: tensor<1x8x8x3xf32>, %w: tensor<3x3x3x4xf32>) -> (tensor<2x4xi32>, tensor<3x2x3xf32>, tensor<1x3x3x4xf32>) {
+  %i = stablehlo.iota dim = 1 : tensor<2x4xi32>
+  %0:2 = "stablehlo.sort"(%a, %i) ({
+  ^bb0(%p: tensor<f32>, %q: tensor<f32>, %r: tensor<i32>, %s: tensor<i32>):
+    %c = stablehlo.compare LT, %p, %q : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }) {dimension = 1 : i64, foo = dense<(1.0,2.0)> : tensor<complex<f32>>} : (tensor<2x4xf32>, tensor<2x4xi32>) -> (tensor<2x4xf32>, tensor<2x4xi32>)
+  %b = "stablehlo.broadcast"(%t) {broadcast_sizes = array<i64: 3>, foo = dense<(1.0,2.0)> : tensor<complex<f32>>} : (tensor<2x3xf32>) -> tensor<3x2x3xf32>
+  %y = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [2, 2]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64, foo = dense<(1.0,2.0)> : tensor<complex<f32>>} : (tensor<1x8x8x3xf32>, tensor<3x3x3x4xf32>) -> tensor<1x3x3x4xf32>
+  return %0#1, %b, %y : tensor<2x4xi32>, tensor<3x2x3xf32>, tensor<1x3x3x4xf32>
+}
+"""
+NON_UTF8_NAMES = """func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.custom_call @"Aws\\FFErf"(%a) {backend_config = "x"} : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = call @"f\\FF"(%0) : (tensor<4xf32>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+func.func private @"f\\FF"(%a: tensor<4xf32>) -> tensor<4xf32> {
+  return %a : tensor<4xf32>
+}
+"""
+HUGE_ZERO_SIZED = """func.func @main(%a: tensor<0x4294967296x4294967296xf32>) -> tensor<0x4294967296x4294967296xf32> {
+  %0 = stablehlo.add %a, %a : tensor<0x4294967296x4294967296xf32>
+  return %0 : tensor<0x4294967296x4294967296xf32>
+}
+"""
+
+
+@pytest.mark.parametrize(("text", "pipeline"), [
+    (SORT_WITHOUT_DIMENSION, "stablehlo-canonicalize-for-penguin,cse"),
+    (SORT_WITHOUT_DIMENSION, "stablehlo-legalize-to-hlo,canonicalize-for-penguin"),
+    (COMPLEX_ATTRIBUTES, "stablehlo-canonicalize-for-penguin,stablehlo-canonicalize-conv"),
+    (COMPLEX_ATTRIBUTES, "stablehlo-legalize-to-hlo,canonicalize-for-penguin,canonicalize-conv"),
+    (NON_UTF8_NAMES, "inline,stablehlo-canonicalize-for-penguin"),
+    (HUGE_ZERO_SIZED, "stablehlo-canonicalize-for-penguin"),
+], ids=["sort-without-dimension", "sort-without-dimension-mhlo", "complex-attributes",
+        "complex-attributes-mhlo", "non-utf8-names", "huge-zero-sized"])
+def test_valid_programs_once_internal_errors(tmp_path, text, pipeline):
+    src = write(tmp_path, "p.mlir", text)
+    proc = run(src, "-p", pipeline, "-o", tmp_path / "out.mlir")
+    assert_kept_promises(proc, codes=(0,))
+
+
+def test_valid_programs_keep_their_results(tmp_path):
+    src = write(tmp_path, "p.mlir", SORT_WITHOUT_DIMENSION)
+    proc = run(src, "-p", "stablehlo-canonicalize-for-penguin", "--check-equivalence", "-o",
+               tmp_path / "out.mlir", "--pass-statistics")
+    assert_kept_promises(proc, codes=(0,))
+    assert b"(S)      1 rewritten" in proc.stderr  # the sort without dimension is fused
+
+
+def test_unreadable_attributes_skip_the_rewrite(tmp_path):
+    module = penguin_opt.parse(COMPLEX_ATTRIBUTES)
+    stats = penguin_opt.run(module, "stablehlo-canonicalize-for-penguin,"
+                            "stablehlo-canonicalize-conv").statistics
+    assert stats["stablehlo-canonicalize-for-penguin"]["fuseIotaSort"].skipped[
+        "attribute-not-readable"] == 1
+    assert stats["stablehlo-canonicalize-conv"]["explicitlyStride"].skipped[
+        "attribute-not-readable"] == 1
+
+
+def test_huge_dimension_numbers_are_one_line(tmp_path):
+    src = write(tmp_path, "conv.mlir", """func.func @main(%x: tensor<1x8x9x2xf32>, %w: tensor<3x3x2x4xf32>) -> tensor<1x4x7x4xf32> {
+  %y = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 4294967296, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [2, 1], pad = [[1, 1], [0, 0]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x8x9x2xf32>, tensor<3x3x2x4xf32>) -> tensor<1x4x7x4xf32>
+  return %y : tensor<1x4x7x4xf32>
+}
+""")
+    out = tmp_path / "out.mlir"
+    failed_without_output(run(src, "-p", "stablehlo-canonicalize-conv", "-o", out), out, 1,
+                          "conv.mlir: error: cannot parse")
+
+
+# ----------------------------------------------------------------------- diagnostics
+
+
+def test_bad_bytecode_and_artifacts_are_one_line(tmp_path):
+    import jax
+    import jax.numpy as jnp
+    from jax import export
+
+    artifact = export.export(jax.jit(jnp.sin))(jnp.zeros(3)).mlir_module_serialized
+    cut = write(tmp_path, "cut.bin", artifact[:60])
+    assert_one_line_error(run(cut, "-p", "cse"), 1, "cut.bin: error:")
+    garbage = write(tmp_path, "garbage.mlirbc", b"ML\xefR\x06garbage")
+    line = assert_one_line_error(run(garbage, "-p", "cse"), 1, "garbage.mlirbc: error:")
+    assert ":0:0" not in line  # no position: the file alone
+
+
+def test_bad_native_option_is_one_line():
+    assert_one_line_error(run(EXAMPLE, "-p", "canonicalize{max-iterations=abc}"), 2,
+                          "'abc' value invalid")
+
+
+# ----------------------------------------------------------------------- resource bounds
+
+
+def test_splat_convert_folds_to_a_splat(tmp_path):
+    src = write(tmp_path, "splat.mlir", """func.func @main() -> tensor<10000000000xi32> {
+  %0 = stablehlo.constant dense<1.5> : tensor<10000000000xf32>
+  %1 = stablehlo.convert %0 : (tensor<10000000000xf32>) -> tensor<10000000000xi32>
+  return %1 : tensor<10000000000xi32>
+}
+""")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    proc = run(src, "-p", "stablehlo-canonicalize-for-penguin")
+    assert_kept_promises(proc, codes=(0,))
+    assert b"dense<1> : tensor<10000000000xi32>" in proc.stdout
+    peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    assert max(peak_kib, before) < 2 * 1024 * 1024  # far below the 40 GB it would take
+
+
+def test_inline_growth_is_bounded(tmp_path):
+    lines = ["func.func @main(%x: tensor<f32>) -> tensor<f32> {",
+             "  %0 = call @f0(%x) : (tensor<f32>) -> tensor<f32>", "  return %0 : tensor<f32>",
+             "}"]
+    for i in range(24):
+        lines += [f"func.func private @f{i}(%x: tensor<f32>) -> tensor<f32> {{",
+                  f"  %0 = call @f{i + 1}(%x) : (tensor<f32>) -> tensor<f32>",
+                  f"  %1 = call @f{i + 1}(%0) : (tensor<f32>) -> tensor<f32>",
+                  "  return %1 : tensor<f32>", "}"]
+    lines += ["func.func private @f24(%x: tensor<f32>) -> tensor<f32> {",
+              "  %0 = stablehlo.add %x, %x : tensor<f32>", "  return %0 : tensor<f32>", "}"]
+    src = write(tmp_path, "dag.mlir", "\n".join(lines) + "\n")
+    out = tmp_path / "out.mlir"
+    failed_without_output(run(src, "-p", "inline{max-inlined-ops=100000}", "-o", out), out, 1,
+                          "inlining would create more than 100000 ops")
+
+
+# ----------------------------------------------------------------------- smaller
+
+
+def test_verify_diagnostics_failure_writes_no_output(tmp_path):
+    src = write(tmp_path, "w.mlir", ADD.replace("  %0", "  // expected-error @+1 {{nope}}\n"
+                                                    "  %0"))
+    out = tmp_path / "out.mlir"
+    proc = run(src, "-p", "cse", "--verify-diagnostics", "-o", out)
+    assert proc.returncode == 1 and not out.exists()
+
+
+def test_split_input_file_with_check_equivalence_is_refused(tmp_path):
+    src = write(tmp_path, "a.mlir", ADD)
+    assert_one_line_error(run(src, "-p", "cse", "--split-input-file", "--check-equivalence"),
+                          2, "cannot be combined")
+
+
+@pytest.mark.parametrize("pipeline", ["cse", "canonicalize", "symbol-dce",
+                                      "stablehlo-legalize-to-hlo",
+                                      "stablehlo-legalize-to-hlo,hlo-legalize-to-stablehlo"])
+def test_our_output_goes_through_native_only_pipelines(tmp_path, pipeline):
+    ours = tmp_path / "ours.mlir"
+    assert run(EXAMPLE, "-p", "inline,stablehlo-canonicalize-for-penguin", "-o",
+               ours).returncode == 0
+    proc = run(ours, "-p", pipeline)
+    assert_kept_promises(proc, codes=(0,))
+    assert b'.sort"(%arg0)' in proc.stdout  # still the penguin form
+
+
+def test_api_errors():
+    assert penguin_opt.InputError is penguin_opt.io.InputError
+    with pytest.raises(penguin_opt.InputError, match="empty"):
+        penguin_opt.load("")
+    with pytest.raises(penguin_opt.InputError, match="empty"):
+        penguin_opt.parse(b"  \n")
+
+
+def test_error_lines_for_the_whole_class_of_usage_errors(tmp_path):
+    src = write(tmp_path, "a.mlir", ADD)
+    for args in (["-p", "no-such-pass"], ["--nope"], ["-p", "cse", "--timeout", "-3"]):
+        proc = run(src, *args)
+        assert_kept_promises(proc, codes=(2,))
+        assert len(error_lines(proc)) == 1
+
