@@ -101,3 +101,18 @@ def test_checker_from_a_script_without_a_main_guard(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().splitlines()[-1] == "OK"
     assert "aborted" not in proc.stderr
+
+
+def test_run_on_a_clone_keeps_the_original_after_a_pass_error():
+    bad = """func.func @main(%a: tensor<1x8x8x3xf32>, %b: tensor<1x8x8x3xf32>) -> tensor<1x4x4x3xf32> {
+  %0 = stablehlo.get_dimension_size %a, dim = 1 : (tensor<1x8x8x3xf32>) -> tensor<i32>
+  %1 = stablehlo.custom_call @ResizeNearestGrad(%a, %b) : (tensor<1x8x8x3xf32>, tensor<1x8x8x3xf32>) -> tensor<1x4x4x3xf32>
+  return %1 : tensor<1x4x4x3xf32>
+}
+"""
+    module = penguin_opt.parse(bad)
+    original = penguin_opt.to_text(module)
+    copy = module.clone()
+    with pytest.raises(penguin_opt.PassError, match="only one operand allowed"):
+        penguin_opt.run(copy, "stablehlo-canonicalize-for-penguin")
+    assert penguin_opt.to_text(module) == original
