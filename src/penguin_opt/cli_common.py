@@ -117,6 +117,14 @@ def quiet_stdout() -> None:
 
 
 def _abandon(code: int) -> None:
+    # Whatever the worker thread prints from now on (an oracle it sees die, say) is not
+    # the user's: stdout and stderr go to /dev/null before anything is stopped.
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        for fd in (1, 2):
+            os.dup2(devnull, fd)
+    except OSError:
+        pass
     for cleanup in reversed(_cleanups):
         try:
             cleanup()

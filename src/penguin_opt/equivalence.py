@@ -25,6 +25,7 @@ import multiprocessing
 import os
 import pickle
 import sys
+import threading
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
@@ -530,8 +531,13 @@ def shutdown_children() -> None:
     """On SIGINT/SIGTERM: kill every child process of this one (the oracles, one still
     being spawned, which no pool lists yet, and multiprocessing's resource tracker, whose
     leak warnings would reach the user's terminal), then reap the pools'."""
+    global _SHUT_DOWN
     from multiprocessing import resource_tracker
 
+    acquired = _SPAWN_LOCK.acquire(timeout=10)  # wait for a spawn under way to finish
+    _SHUT_DOWN = True
+    if acquired:
+        _SPAWN_LOCK.release()
     tracker = getattr(resource_tracker._resource_tracker, "_pid", None)
     children = _child_pids()
     for pid in children:
@@ -587,21 +593,11 @@ def _run_child(kind: str, fn, text: str, inputs, what: str = "") -> list[np.ndar
 
     what = what or f"the {kind} oracle"
     timeout = _TIMEOUT.get()
-    pool = _POOLS.get(kind)
-    if pool is not None and not all(p.is_alive() for p in pool._processes.values()):
-        # its child died with the thread that spawned it (PR_SET_PDEATHSIG follows the
-        # spawning thread), not of this program: start a new one
-        _kill_pool(kind)
-        pool = None
-    fresh = pool is None
-    if fresh:
-        pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=_exit_with_parent, initargs=(os.getpid(),))
-        _POOLS[kind] = pool
-        _register_shutdown()
+    with _SPAWN_LOCK:  # no child starts while shutdown_children runs, or after it
+        if _SHUT_DOWN:
+            raise NotCheckable("stopped")
+        future = _submit(kind, fn, text, inputs)
     try:
-        with _quiet_xla_logs() if fresh else contextlib.nullcontext(), _main_not_reimported():
-            future = pool.submit(fn, pickle.dumps((text, inputs)))  # spawns the child
         result = pickle.loads(future.result(timeout=timeout))
     except BrokenProcessPool:
         _kill_pool(kind)
@@ -615,6 +611,28 @@ def _run_child(kind: str, fn, text: str, inputs, what: str = "") -> list[np.ndar
     if isinstance(result, NotCheckable):
         raise result
     return result
+
+
+_SPAWN_LOCK = threading.Lock()
+_SHUT_DOWN = False
+
+
+def _submit(kind: str, fn, text: str, inputs):
+    """Submit to the kind's pool (created, or replaced, as needed; this spawns the child)."""
+    pool = _POOLS.get(kind)
+    if pool is not None and not all(p.is_alive() for p in pool._processes.values()):
+        # its child died with the thread that spawned it (PR_SET_PDEATHSIG follows the
+        # spawning thread), not of this program: start a new one
+        _kill_pool(kind)
+        pool = None
+    fresh = pool is None
+    if fresh:
+        pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=_exit_with_parent, initargs=(os.getpid(),))
+        _POOLS[kind] = pool
+        _register_shutdown()
+    with _quiet_xla_logs() if fresh else contextlib.nullcontext(), _main_not_reimported():
+        return pool.submit(fn, pickle.dumps((text, inputs)))
 
 
 def interpret(text: str, inputs: list[np.ndarray]) -> list[np.ndarray]:
