@@ -261,6 +261,20 @@ def test_failed_writes_are_one_line(tmp_path, where):
                           "cannot write output")
 
 
+def test_writes_into_proc_and_immutable_directories_are_one_line(tmp_path):
+    assert_one_line_error(run(EXAMPLE, "-p", "cse", "-o", "/proc/version"), 1,
+                          "cannot write output")
+    frozen = tmp_path / "frozen"
+    frozen.mkdir()
+    if subprocess.run(["chattr", "+i", frozen], capture_output=True).returncode != 0:
+        pytest.skip("chattr +i is not available here")
+    try:
+        assert_one_line_error(run(EXAMPLE, "-p", "cse", "-o", frozen / "out.mlir"), 1,
+                              "cannot write output")
+    finally:
+        subprocess.run(["chattr", "-i", frozen], capture_output=True)
+
+
 def test_full_disk_and_closed_streams_are_one_line():
     for redirect in ("> /dev/full", ">&-"):
         proc = subprocess.run(f"{sys.executable} -m penguin_opt {EXAMPLE} -p cse {redirect}",

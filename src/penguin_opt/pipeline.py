@@ -142,8 +142,11 @@ class IRPrinting:
     def wants_before(self, el: Element) -> bool:
         return self.before_all or bool(self.before & el.pass_names)
 
-    def wants_after(self, el: Element) -> bool:
-        return self.after_all or self.after_change or bool(self.after & el.pass_names)
+    def wants_after(self, el: Element, changed) -> bool:
+        """``changed()``: whether the element changed the IR (asked only when needed)."""
+        if self.after_all or self.after & el.pass_names:
+            return True
+        return self.after_change and changed()
 
     def dump(self, when: str, el: Element, module: ir.Operation, out=None) -> None:
         from .io import module_text
@@ -235,11 +238,7 @@ class Pipeline:
                         printing.dump("After", _failed(el), module)
                     raise
                 state.timings.append((el.label, time.perf_counter() - start))
-                if printing.wants_after(el) and not (
-                    printing.after_change and not printing.after_all
-                    and not (printing.after & el.pass_names)
-                    and _fingerprint(module) == before_text
-                ):
+                if printing.wants_after(el, lambda b=before_text: _fingerprint(module) != b):
                     printing.dump("After", el, module)
         return state
 
