@@ -11,6 +11,9 @@ shim per version difference, so a new jaxlib breaks this module and nothing else
   driver (no public module re-exports it in jaxlib).
 * HLO import: ``jaxlib._jax.mlir.hlo_to_stablehlo`` and the HLO module class
   (``jaxlib._hlo`` from 0.10.2 on, ``jaxlib._jax`` before).
+* ``op_id``: an op's identity, the pointer in its ``_CAPIPtr`` capsule (``hash(op)`` is
+  not one in these bindings: it changes when an operand is replaced or an attribute set,
+  and each access hands out a new Python object).
 * ``native_library_path``: jaxlib's shared library holding MLIR (``--list-passes`` reads
   its strings for pass names).
 * XLA CPU compile-and-run for the equivalence oracle: the backend through the public
@@ -21,6 +24,7 @@ Supported: jax/jaxlib 0.10.0 through 0.12.x (see ``pyproject.toml``).
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import importlib
 import re
@@ -39,6 +43,7 @@ __all__ = [
     "hlo_to_stablehlo",
     "inlined_func_call",
     "native_library_path",
+    "op_id",
     "register_dialects",
     "rewrite",
 ]
@@ -141,3 +146,21 @@ def native_library_path():
     import jaxlib
 
     return Path(jaxlib.__file__).parent / "libjax_common.so"
+
+
+_CAPSULE_POINTER = ctypes.pythonapi.PyCapsule_GetPointer
+_CAPSULE_POINTER.restype = ctypes.c_void_p
+_CAPSULE_POINTER.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_CAPSULE_NAME = ctypes.pythonapi.PyCapsule_GetName
+_CAPSULE_NAME.restype = ctypes.c_char_p
+_CAPSULE_NAME.argtypes = [ctypes.py_object]
+_op_capsule_name: list[bytes] = []
+
+
+def op_id(op: ir.Operation) -> int:
+    """The address of the MLIR operation behind ``op`` (stable while the op lives; an
+    erased op's address may be reused). Raises RuntimeError for an invalidated object."""
+    capsule = op._CAPIPtr
+    if not _op_capsule_name:
+        _op_capsule_name.append(_CAPSULE_NAME(capsule))
+    return _CAPSULE_POINTER(capsule, _op_capsule_name[0])

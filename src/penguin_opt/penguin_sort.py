@@ -43,9 +43,11 @@ def sort_dimension(sort: ir.Operation) -> int:
 
 
 def rebuild_sort(
-    sort: ir.Operation, operands: list[ir.Value], name: str | None = None
+    sort: ir.Operation, operands: list[ir.Value], name: str | None = None, *, replace=replace_op
 ) -> ir.Operation:
-    """A sort with ``operands``, ``sort``'s results, attributes and comparator; replaces it."""
+    """A sort with ``operands``, ``sort``'s results, attributes and comparator; replaces it
+    (through ``replace(old, values)``: a pass's sweep passes its own, which erases through
+    the op's canonical object)."""
     new = create(
         name or sort.name,
         [r.type for r in sort.results],
@@ -55,7 +57,7 @@ def rebuild_sort(
         regions=1,
     )
     sort.regions[0].blocks[0].append_to(new.regions[0])
-    replace_op(sort, list(new.results))
+    replace(sort, list(new.results))
     return new
 
 

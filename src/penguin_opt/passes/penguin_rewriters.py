@@ -147,7 +147,7 @@ class FuseIotaSort(Rewriter):
             return "operand-1-not-iota"
         if int(ir.IntegerAttr(iota.attributes["iota_dimension"]).value) != sort_dimension(op):
             return "iota-dimension-mismatch"
-        sweep.created(rebuild_sort(op, [op.operands[0]]))
+        sweep.created(rebuild_sort(op, [op.operands[0]], replace=sweep.replace))
         if not has_uses(iota):
             sweep.erase(iota)
         return None

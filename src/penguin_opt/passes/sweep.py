@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from jaxlib.mlir import ir
 
-from .._compat import rewrite
+from .._compat import op_id, rewrite
 from ..dialect import Dialect
 from ..ir_util import create, defining_op_of, replace_op
 from .base import RewriterStats, RunState, Severity
@@ -51,9 +51,9 @@ class Sweep:
     worklists: dict[str, list[ir.Operation]]
     # The bindings hand out a fresh Python object per access to an op; erasing through
     # one leaves the others dangling (touching them can crash the process). So every op
-    # a rewriter may erase is reached through one canonical object per op, keyed by
-    # hash(op) (the Operation pointer) while it is alive; erasing invalidates that object,
-    # which is how is_erased() knows.
+    # a rewriter may erase is reached through one canonical object per op, keyed by the
+    # op's address (_compat.op_id; hash(op) changes when an operand or attribute does);
+    # erasing invalidates that object, which is how is_erased() knows.
     _objects: dict[int, ir.Operation] = field(default_factory=dict)
     # Folded attributes by what they depend on (see penguin_rewriters._fold_key).
     folds: dict[tuple, ir.Attribute] = field(default_factory=dict)
@@ -68,7 +68,12 @@ class Sweep:
         """The one Python object this sweep uses for ``op``."""
         if op is None:
             return None
-        return self._objects.setdefault(hash(op), op)
+        key = op_id(op)
+        known = self._objects.get(key)
+        if known is None or self.is_erased(known):  # new, or an erased op's reused address
+            self._objects[key] = op
+            return op
+        return known
 
     def defining_op(self, value: ir.Value) -> ir.Operation | None:
         return self.canon(defining_op_of(value))
@@ -76,14 +81,14 @@ class Sweep:
     @staticmethod
     def is_erased(op: ir.Operation) -> bool:
         try:
-            hash(op)
+            op_id(op)
         except RuntimeError:  # "the operation has been invalidated"
             return True
         return False
 
     def created(self, op: ir.Operation) -> ir.Operation:
         """Register a new op so later rewriters of its kind see it."""
-        self._objects[hash(op)] = op
+        self._objects[op_id(op)] = op
         worklist = self.worklists.get(op.name)
         if worklist is not None:
             worklist.append(op)
@@ -101,8 +106,8 @@ class Sweep:
         return self.created(op)
 
     def erase(self, op: ir.Operation) -> None:
-        # Through the canonical object (canon(op), forgotten): one hash, not three.
-        op = self._objects.pop(hash(op), op)
+        # Through the canonical object (canon(op), forgotten), which erasing invalidates.
+        op = self._objects.pop(op_id(op), op)
         op.erase()
 
     def replace(self, op: ir.Operation, values) -> None:
