@@ -248,11 +248,11 @@ def module_pointer(module) -> ctypes.c_void_p:
 def python_zero_sized(module, dialect: str) -> int:
     """The ops of ``module`` (all, nested included) RemoveDeadZeroSizedTensorOps' match
     accepts, through the bindings: the reference the native scan is checked against."""
-    from penguin_opt.passes.canonicalize_for_penguin import ops_named_all
+    from penguin_opt.ir_util import ops_under
     from penguin_opt.passes.penguin_rewriters import RemoveDeadZeroSizedTensorOps
 
     match = RemoveDeadZeroSizedTensorOps.skip_reason
-    return sum(match(op, dialect) is None for op in ops_named_all(module))
+    return sum(match(op, dialect) is None for op in ops_under(module))
 
 
 def legacy_broadcast(module, dialect: str, probe: NativeProbe, reps: int,

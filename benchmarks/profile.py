@@ -4,7 +4,7 @@
     python -m benchmarks.profile --size 1M --dialect mhlo --cprofile 25
 
 Phases are timed by wrapping the functions each pass calls (no source change): the walks
-(``collect``, ``remove_dead_zero_sized_tensor_ops``, conv's ``convolutions``), each
+(``collect``, removeDeadZeroSizedTensorOps' ``run_on``, conv's ``convolutions``), each
 rewriter's ``run``, conv's gate and two rewrites, and the penguin-aware ``verify`` after
 each pass. Times are process CPU seconds of one run (the best of ``--reps``).
 """
@@ -49,9 +49,9 @@ def instrument(times: collections.Counter, counts: collections.Counter) -> None:
     assert pipeline.penguin_sort is penguin_sort
     _wrap(sweep, "collect", "for-penguin: collect (name-dispatched walk)", times, counts)
     _wrap(cfp, "target_functions", "for-penguin: target_functions", times, counts)
-    if hasattr(cfp, "remove_dead_zero_sized_tensor_ops"):
-        _wrap(cfp, "remove_dead_zero_sized_tensor_ops",
-              "for-penguin: removeDeadZeroSizedTensorOps (walk + rewrites)", times, counts)
+    _wrap(pr.RemoveDeadZeroSizedTensorOps, "run_on",
+          lambda self, *a: "for-penguin: removeDeadZeroSizedTensorOps (walk + rewrites)",
+          times, counts)
     _wrap(pr.Rewriter, "run",
           lambda self, *a: None if isinstance(self, pr.CanonicalizeTupleOp)
           else f"for-penguin: {self.name}", times, counts)

@@ -193,8 +193,9 @@ def test_zero_sized_walk_statistics_are_those_of_the_plain_rewriter():
     """The fast walk of removeDeadZeroSizedTensorOps counts exactly what
     ``RemoveDeadZeroSizedTensorOps.run`` over every op (post-order) counts."""
     from penguin_opt.dialect import STABLEHLO
+    from penguin_opt.ir_util import ops_under
     from penguin_opt.passes.base import RunState
-    from penguin_opt.passes.canonicalize_for_penguin import ops_named_all, target_functions
+    from penguin_opt.passes.canonicalize_for_penguin import target_functions
     from penguin_opt.passes.penguin_rewriters import RemoveDeadZeroSizedTensorOps
     from penguin_opt.passes.sweep import Sweep
 
@@ -206,7 +207,7 @@ def test_zero_sized_walk_statistics_are_those_of_the_plain_rewriter():
     with module.context:
         functions = target_functions(module, False, "x")
         sweep = Sweep(STABLEHLO, "x", state, {})
-        ops = [sweep.canon(op) for f in functions for op in ops_named_all(f)]
+        ops = [sweep.canon(op) for f in functions for op in ops_under(f)]
         RemoveDeadZeroSizedTensorOps().run(ops, sweep)
     want = state.statistics["x"]["removeDeadZeroSizedTensorOps"]
     assert (got.matched, got.rewritten, dict(got.skipped)) == (

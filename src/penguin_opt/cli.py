@@ -281,16 +281,15 @@ def _check_pass_names(pipeline, printing) -> None:
                              f"pipeline ({', '.join(sorted(known))})")
 
 
-# Rewriters whose output computes the same values bit for bit (folds, structural edits).
-_ARITHMETIC_REWRITERS = ("lowerResizeNearestGrad", "explicitlyPad", "explicitlyStride")
-
-
 def _only_exact_rewrites(state) -> bool:
+    """Whether no rewriter that re-associates arithmetic rewrote anything."""
+    from .passes import REASSOCIATING
+
     return not any(
         st.rewritten
         for per in state.statistics.values()
         for name, st in per.items()
-        if name in _ARITHMETIC_REWRITERS
+        if name in REASSOCIATING
     )
 
 

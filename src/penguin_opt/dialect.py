@@ -34,15 +34,6 @@ class Dialect:
             np.array(values, dtype=np.int64), type=i64, shape=[len(values)]
         )
 
-    def bool_list(self, values: Sequence[bool]) -> ir.Attribute:
-        values = [bool(v) for v in values]
-        if self.prefix == "stablehlo":
-            return ir.DenseBoolArrayAttr.get(values)
-        i1 = ir.IntegerType.get_signless(1)
-        return ir.DenseElementsAttr.get(
-            np.array(values, dtype=np.bool_), type=i1, shape=[len(values)]
-        )
-
 
 def i64_matrix(rows: Sequence[Sequence[int]]) -> ir.Attribute:
     """An Nx2 ``dense<..> : tensor<Nx2xi64>`` (padding attributes, both dialects)."""

@@ -53,7 +53,6 @@ _COMPLEX_DTYPES: dict[str, np.dtype] = {
     "complex<f64>": np.dtype(np.complex128),
 }
 DTYPES: dict[str, np.dtype] = {**_FLOAT_DTYPES, **_INT_DTYPES, **_COMPLEX_DTYPES}
-_MLIR_NAMES: dict[np.dtype, str] = {v: k for k, v in DTYPES.items()}
 
 
 class UnsupportedElementType(ValueError):
@@ -112,16 +111,8 @@ def dtype_of(element_type: ir.Type) -> np.dtype:
         raise UnsupportedElementType(f"element type {element_type} is not supported") from None
 
 
-def mlir_type_of(dtype: np.dtype) -> ir.Type:
-    return ir.Type.parse(_MLIR_NAMES[np.dtype(dtype)])
-
-
 def is_float_key(key: str) -> bool:
     return key in _FLOAT_DTYPES
-
-
-def is_complex_key(key: str) -> bool:
-    return key in _COMPLEX_DTYPES
 
 
 def _storage_dtype(dtype: np.dtype) -> np.dtype:

@@ -33,7 +33,7 @@ import numpy as np
 
 from . import penguin_sort
 from .elements import DTYPES, dtype_of, make_elements, read_elements, type_key
-from .ir_util import string_value
+from .ir_util import ops_under, string_value
 
 
 class NotCheckable(Exception):
@@ -112,7 +112,7 @@ def prepare_for_interpreter(
         pm.run(module)
         if split_complex:
             _split_complex_results(module)
-        for op in _all_ops(module):
+        for op in ops_under(module):
             if op.name == "stablehlo.custom_call" or op.name.startswith("mhlo."):
                 target = ""
                 if "call_target_name" in op.attributes:
@@ -201,18 +201,12 @@ def _join_complex(outs: list[np.ndarray], result_keys: list[str]) -> list[np.nda
     return joined
 
 
-def _all_ops(module):
-    from .passes.canonicalize_for_penguin import ops_named_all
-
-    return ops_named_all(module)
-
-
 def _replace_known_custom_calls(module, resize_mode: str) -> None:
     from jaxlib.mlir import ir
 
     from .ir_util import create, replace_op
 
-    for op in _all_ops(module):
+    for op in ops_under(module):
         if op.name == "mhlo.topk":  # XLA's TopK as the HLO importer gives it
             _top_k_reference(op, op.attributes)
             continue
@@ -708,7 +702,7 @@ def reduction_profile(module_text: str) -> tuple[int, float]:
     largest, coarsest = 1, 0.0
     with make_context(), ir.Location.unknown():
         module = parse_allowing_penguin_sorts(module_text, "program")
-        for op in _all_ops(module):
+        for op in ops_under(module):
             kind = op.name.split(".", 1)[-1]
             if kind in _REDUCTION_KINDS:
                 coarsest = max([coarsest] + [_eps_of(v.type) for v in op.operands])
@@ -798,17 +792,6 @@ def derived_tolerance(dtype: np.dtype, terms: int, operand_eps: float = 0.0) -> 
 
 
 # ---------------------------------------------------------------------------- the check
-
-
-@dataclass
-class Tolerance:
-    """``exact``: bitwise for every output. Otherwise per float output
-    ``|a-b| <= rtol*|a| + atol*max|a|``, with rtol derived from dtype and reduction size
-    when not given."""
-
-    exact: bool = False
-    rtol: float | None = None
-    atol: float | None = None
 
 
 def check(

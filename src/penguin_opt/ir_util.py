@@ -178,3 +178,18 @@ def ops_named(root: ir.Operation, names: Iterable[str]) -> list[ir.Operation]:
     if root.name in wanted:
         found.append(root)
     return found
+
+
+def ops_under(root: ir.Operation) -> list[ir.Operation]:
+    """Every op strictly inside ``root`` (all kinds), post-order."""
+    found: list[ir.Operation] = []
+
+    def visit(op):
+        found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    for region in root.regions:
+        for block in region.blocks:
+            for op in block.operations:
+                op.operation.walk(visit, ir.WalkOrder.POST_ORDER)
+    return found

@@ -18,7 +18,7 @@ import re
 
 from jaxlib.mlir import ir
 
-from .ir_util import attrs_of, create, ops_named, replace_op
+from .ir_util import attrs_of, create, defining_op_of, has_uses, ops_named, replace_op
 
 SORT_NAMES = ("mhlo.sort", "stablehlo.sort")
 _UNVERIFIED_PREFIX = "penguin_unverified."
@@ -40,6 +40,30 @@ def sort_dimension(sort: ir.Operation) -> int:
     if dim < 0:
         dim += ir.ShapedType(sort.results[0].type).rank
     return dim
+
+
+def fusion_skip_reason(sort: ir.Operation, defining_op=defining_op_of):
+    """(why fuseIotaSort leaves ``sort`` alone or None, the iota it would drop). It fuses
+    ``sort(%data, %iota)`` whose iota counts along the sort dimension; ``defining_op`` is
+    how the caller reaches ops (a sweep gives its canonical objects)."""
+    if len(sort.operands) != 2:
+        return "not-two-operands", None
+    iota = defining_op(sort.operands[1])
+    if iota is None or iota.name != f"{sort.name.split('.')[0]}.iota":
+        return "operand-1-not-iota", None
+    if int(ir.IntegerAttr(iota.attributes["iota_dimension"]).value) != sort_dimension(sort):
+        return "iota-dimension-mismatch", None
+    return None, iota
+
+
+def fuse(sort: ir.Operation, iota: ir.Operation, *, replace=replace_op,
+         erase=ir.Operation.erase) -> ir.Operation:
+    """The penguin form of ``sort(%data, %iota)``: ``sort(%data)``; the iota is erased
+    when nothing else uses it. ``replace``/``erase``: how the caller edits (a sweep's)."""
+    new = rebuild_sort(sort, [sort.operands[0]], replace=replace)
+    if not has_uses(iota):
+        erase(iota)
+    return new
 
 
 def rebuild_sort(

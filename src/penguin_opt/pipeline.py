@@ -328,17 +328,14 @@ def _expand_marked(module: ir.Operation) -> int:
 
 def _fuse_marked(module: ir.Operation) -> None:
     """Fuse back the sorts :func:`_expand_marked` expanded (those still matching)."""
-    from .dialect import Dialect
-    from .passes.penguin_rewriters import FuseIotaSort
-    from .passes.sweep import Sweep
-
     marked = [
         op for op in ops_named(module, penguin_sort.SORT_NAMES) if _EXPANDED_MARK in op.attributes
     ]
     for sort in marked:
         del sort.attributes[_EXPANDED_MARK]
-        sweep = Sweep(Dialect(sort.name.split(".")[0]), "penguin-sort-fuse", RunState(), {})
-        FuseIotaSort().rewrite(sort, sweep)
+        reason, iota = penguin_sort.fusion_skip_reason(sort)
+        if reason is None:
+            penguin_sort.fuse(sort, iota)
 
 
 def print_statistics(state: RunState, out=sys.stderr) -> None:

@@ -61,6 +61,7 @@ from pathlib import Path
 from penguin_opt import api
 from penguin_opt.diagnostics_check import expectations, split_chunks
 from penguin_opt.equivalence import NotCheckable, check
+from penguin_opt.passes import REASSOCIATING
 from penguin_opt.passes.base import PassError
 
 _SH_PASSES = "stablehlo-canonicalize-for-penguin{all-functions=true},stablehlo-canonicalize-conv"
@@ -74,7 +75,6 @@ MHLO_PIPELINES = {
     "mhlo": ("inline", _MHLO_PASSES),
     "stablehlo": ("inline,hlo-legalize-to-stablehlo", _SH_PASSES),
 }
-_REORDERING_REWRITERS = ("explicitlyStride",)
 _CHECK_TARGET = re.compile(r"^check\.(\w+)\.(\d+)$")
 
 
@@ -277,12 +277,6 @@ def _is_public(func) -> bool:
     if "sym_visibility" not in func.attributes:
         return True
     return ir.StringAttr(func.attributes["sym_visibility"]).value == "public"
-
-
-def public_functions(text: str) -> list[str]:
-    module = api.load(text)
-    with module.context:
-        return [_name(f) for f in _functions(module) if _is_public(f)]
 
 
 def _walk(op):
@@ -499,7 +493,7 @@ def run_case(case: Case, *, trials: int = 1) -> ChunkResult:
                 for rewriter, st in rewriters.items():
                     if pass_name != "inline" and st.rewritten:
                         res.rewrites[rewriter] += st.rewritten
-                        reordered |= rewriter in _REORDERING_REWRITERS
+                        reordered |= rewriter in REASSOCIATING
             after = api.to_text(m)
             for entry in entries:
                 _check_entry(res, variant, before, after, entry, table, reordered, trials, ctx,

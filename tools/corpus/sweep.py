@@ -67,9 +67,9 @@ class VariantResult:
 
 def count_ops(module) -> tuple[int, int]:
     """(ops, convolutions) in every function body of ``module``."""
-    from penguin_opt.passes.canonicalize_for_penguin import ops_named_all
+    from penguin_opt.ir_util import ops_under
 
-    names = [op.name for op in ops_named_all(module.operation)]
+    names = [op.name for op in ops_under(module.operation)]
     ops = sum(name not in ("func.func", "builtin.module") for name in names)
     return ops, sum(name.endswith(".convolution") for name in names)
 

@@ -18,4 +18,15 @@ PASSES: dict[str, type[ModulePass]] = {
     )
 }
 
-__all__ = ["PASSES", "CanonicalizeForPenguin", "StablehloCanonicalizeForPenguin"]
+
+
+def _reassociating() -> frozenset[str]:
+    tables = (*StablehloCanonicalizeForPenguin().rewriters(), *CanonicalizeConv.rewrites())
+    return frozenset(r.name for r in tables if not r.exact)
+
+
+# Rewriters whose output may round differently (declared by each rewriter's ``exact``):
+# a result they touched is compared within a derived tolerance, all others bit for bit.
+REASSOCIATING: frozenset[str] = _reassociating()
+
+__all__ = ["PASSES", "REASSOCIATING", "CanonicalizeForPenguin", "StablehloCanonicalizeForPenguin"]

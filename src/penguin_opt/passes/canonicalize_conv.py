@@ -364,6 +364,7 @@ class ExplicitlyPad:
     """
 
     name: ClassVar[str] = "explicitlyPad"
+    exact: ClassVar[bool] = True  # the pad is the conv's own padded input
 
     def rewrite(
         self, conv: ir.Operation, sweep: Sweep, g: ConvGeometry | None = None,
@@ -501,6 +502,7 @@ class ExplicitlyStride:
     """
 
     name: ClassVar[str] = "explicitlyStride"
+    exact: ClassVar[bool] = False  # several phases summed: the sum is re-associated
 
     def rewrite(
         self, conv: ir.Operation, sweep: Sweep, g: ConvGeometry | None = None,

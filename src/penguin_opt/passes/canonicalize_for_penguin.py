@@ -8,17 +8,15 @@ fixed-point iteration, no folding, CSE or DCE beyond what each rewriter does its
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 from typing import ClassVar
 
 from jaxlib.mlir import ir
 
 from ..dialect import MHLO, STABLEHLO, Dialect
-from ..ir_util import ops_named, static_shape, string_value
+from ..ir_util import string_value
 from .base import Diagnostic, ModulePass, PassError, RunState, Severity, option
 from .penguin_rewriters import (
-    _EFFECTFUL,
     CanonicalizeTupleOp,
     FuseIotaSort,
     LowerResizeNearestGrad,
@@ -76,17 +74,10 @@ class CanonicalizeForPenguin(ModulePass):
         functions = target_functions(module, self.all_functions, self.name)
         rewriters = self.rewriters()
         d = self.dialect
-        worklists = collect(functions, {d.op(r.root) for r in rewriters if r.root != "*"})
+        worklists = collect(functions, {d.op(r.root) for r in rewriters if r.root})
         sweep = Sweep(d, self.name, state, worklists)
-        for rewriter in rewriters:
-            if isinstance(rewriter, RemoveDeadZeroSizedTensorOps):
-                remove_dead_zero_sized_tensor_ops(rewriter, functions, sweep)
-                continue
-            if rewriter.root == "*":
-                ops = [op for f in functions for op in ops_named_all(f)]
-            else:
-                ops = sweep.worklists[d.op(rewriter.root)]
-            rewriter.run(ops, sweep)
+        for rewriter in rewriters:  # the seed's order, one sweep
+            rewriter.run_on(functions, sweep)
 
 
 @dataclass(frozen=True)
@@ -102,86 +93,6 @@ class StablehloCanonicalizeForPenguin(CanonicalizeForPenguin):
 
     def rewriters(self) -> tuple[Rewriter, ...]:
         return (*super().rewriters(), RemoveDeadZeroSizedTensorOps())  # 9
-
-
-def remove_dead_zero_sized_tensor_ops(
-    rewriter: RemoveDeadZeroSizedTensorOps, functions: list[ir.Operation], sweep
-) -> None:
-    """``rewriter.run`` over every op of ``functions`` (post-order), at a fraction of the cost.
-
-    The rewriter's root is every op, so Python must see every op (the bindings have no
-    native filter on result types). This walk keeps that to the cheapest possible visit:
-    an op-name lookup and, for side-effect-free ops of the dialect, a lookup of each result
-    type, both memoized; ``rewriter.visit`` is called only for the ops whose results are
-    all static zero-element tensors. Every other op is counted with the skip reason
-    ``rewrite`` would give it (its tests, in its order), so the statistics are those of
-    ``rewriter.run(every op)``.
-    """
-    stats = sweep.stats(rewriter.name)
-    prefix = sweep.dialect.prefix
-    effectful = _EFFECTFUL
-    kinds: dict[str, bool] = {}  # op name -> side-effect-free op of the dialect
-    zero_sized: dict[ir.Type, bool] = {}  # result type -> static, zero elements
-    skipped = Counter()
-    candidates: list[ir.Operation] = []
-    last: list = [None]  # the last visited op's skip reason, or "candidate"
-    advance = ir.WalkResult.ADVANCE
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        name = op.name
-        kind = kinds.get(name)
-        if kind is None:
-            dialect, _, mnemonic = name.partition(".")
-            kind = kinds[name] = dialect == prefix and mnemonic not in effectful
-        reason = "candidate"
-        if not kind:
-            reason = "not-side-effect-free"
-        elif not (types := op.results.types):
-            reason = "no-results"
-        else:
-            for t in types:
-                zero = zero_sized.get(t)
-                if zero is None:
-                    shape = static_shape(t)
-                    zero = zero_sized[t] = shape is not None and 0 in shape
-                if not zero:
-                    reason = "not-zero-sized"
-                    break
-        if reason == "candidate":
-            candidates.append(op)
-        else:
-            skipped[reason] += 1
-        last[0] = reason
-        return advance
-
-    for f in functions:
-        f.walk(visit, ir.WalkOrder.POST_ORDER)
-        # The walk ends at ``f`` itself, which is not under ``f``: take it back.
-        if last[0] == "candidate":
-            candidates.pop()
-        else:
-            skipped[last[0]] -= 1
-    stats.matched += sum(skipped.values())
-    for reason, count in skipped.items():
-        if count:
-            stats.skipped[reason] += count
-    for op in candidates:
-        rewriter.visit(op, sweep, stats)
-
-
-def ops_named_all(root: ir.Operation) -> list[ir.Operation]:
-    """Every op strictly inside ``root``, post-order."""
-    found: list[ir.Operation] = []
-
-    def visit(op):
-        found.append(op)
-        return ir.WalkResult.ADVANCE
-
-    for region in root.regions:
-        for block in region.blocks:
-            for op in block.operations:
-                op.operation.walk(visit, ir.WalkOrder.POST_ORDER)
-    return found
 
 
 def target_functions(module: ir.Operation, all_functions: bool, pass_name: str):
@@ -213,4 +124,4 @@ def target_functions(module: ir.Operation, all_functions: bool, pass_name: str):
     )
 
 
-__all__ = ["CanonicalizeForPenguin", "StablehloCanonicalizeForPenguin", "ops_named"]
+__all__ = ["CanonicalizeForPenguin", "StablehloCanonicalizeForPenguin", "target_functions"]

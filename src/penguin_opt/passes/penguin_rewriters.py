@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -36,7 +37,7 @@ from ..ir_util import (
     static_shape,
     string_value,
 )
-from ..penguin_sort import rebuild_sort, sort_dimension
+from ..penguin_sort import fuse, fusion_skip_reason
 from .base import op_error
 from .sweep import Sweep
 
@@ -45,7 +46,14 @@ class Rewriter:
     """One seed rewriter: ``rewrite`` each op of kind ``root``, in walk order."""
 
     name: ClassVar[str]  # the seed's function name
-    root: ClassVar[str]  # op mnemonic the seed's walk collects
+    root: ClassVar[str | None]  # op mnemonic the seed's walk collects (None: owns its walk)
+    # True: the output computes the same values bit for bit (folds, structural edits);
+    # False: it re-associates arithmetic (a float result may move by rounding).
+    exact: ClassVar[bool] = True
+
+    def run_on(self, functions: list[ir.Operation], sweep: Sweep) -> None:
+        """The rewriter's turn in a pass run: its root ops, as the sweep collected them."""
+        self.run(sweep.worklists[sweep.dialect.op(self.root)], sweep)
 
     def run(self, ops: list[ir.Operation], sweep: Sweep) -> None:
         stats = sweep.stats(self.name)
@@ -140,16 +148,10 @@ class FuseIotaSort(Rewriter):
     root = "sort"
 
     def rewrite(self, op, sweep):
-        if len(op.operands) != 2:
-            return "not-two-operands"
-        iota = sweep.defining_op(op.operands[1])
-        if iota is None or not sweep.dialect.is_op(iota, "iota"):
-            return "operand-1-not-iota"
-        if int(ir.IntegerAttr(iota.attributes["iota_dimension"]).value) != sort_dimension(op):
-            return "iota-dimension-mismatch"
-        sweep.created(rebuild_sort(op, [op.operands[0]], replace=sweep.replace))
-        if not has_uses(iota):
-            sweep.erase(iota)
+        reason, iota = fusion_skip_reason(op, sweep.defining_op)
+        if reason is not None:
+            return reason
+        sweep.created(fuse(op, iota, replace=sweep.replace, erase=sweep.erase))
         return None
 
 
@@ -339,6 +341,7 @@ class LowerResizeNearestGrad(Rewriter):
 
     mode: str = "mean"
     name = "lowerResizeNearestGrad"
+    exact = False  # the window sum in reduce_window's order
     root = "custom_call"
 
     def rewrite(self, op, sweep):
@@ -552,7 +555,69 @@ class RemoveDeadZeroSizedTensorOps(Rewriter):
     """
 
     name = "removeDeadZeroSizedTensorOps"
-    root = "*"
+    root = None  # every op: its own walk (run_on)
+
+    def run_on(self, functions: list[ir.Operation], sweep: Sweep) -> None:
+        """``run`` over every op of ``functions`` (post-order), at a fraction of the cost.
+
+        The rewriter's root is every op, so Python must see every op (the bindings have no
+        native filter on result types). This walk keeps that to the cheapest possible visit:
+        an op-name lookup and, for side-effect-free ops of the dialect, a lookup of each result
+        type, both memoized; ``visit`` is called only for the ops whose results are
+        all static zero-element tensors. Every other op is counted with the skip reason
+        ``rewrite`` would give it (its tests, in its order), so the statistics are those of
+        ``run(every op)``.
+        """
+        stats = sweep.stats(self.name)
+        prefix = sweep.dialect.prefix
+        effectful = _EFFECTFUL
+        kinds: dict[str, bool] = {}  # op name -> side-effect-free op of the dialect
+        zero_sized: dict[ir.Type, bool] = {}  # result type -> static, zero elements
+        skipped = Counter()
+        candidates: list[ir.Operation] = []
+        last: list = [None]  # the last visited op's skip reason, or "candidate"
+        advance = ir.WalkResult.ADVANCE
+
+        def visit(op: ir.Operation) -> ir.WalkResult:
+            name = op.name
+            kind = kinds.get(name)
+            if kind is None:
+                dialect, _, mnemonic = name.partition(".")
+                kind = kinds[name] = dialect == prefix and mnemonic not in effectful
+            reason = "candidate"
+            if not kind:
+                reason = "not-side-effect-free"
+            elif not (types := op.results.types):
+                reason = "no-results"
+            else:
+                for t in types:
+                    zero = zero_sized.get(t)
+                    if zero is None:
+                        shape = static_shape(t)
+                        zero = zero_sized[t] = shape is not None and 0 in shape
+                    if not zero:
+                        reason = "not-zero-sized"
+                        break
+            if reason == "candidate":
+                candidates.append(op)
+            else:
+                skipped[reason] += 1
+            last[0] = reason
+            return advance
+
+        for f in functions:
+            f.walk(visit, ir.WalkOrder.POST_ORDER)
+            # The walk ends at ``f`` itself, which is not under ``f``: take it back.
+            if last[0] == "candidate":
+                candidates.pop()
+            else:
+                skipped[last[0]] -= 1
+        stats.matched += sum(skipped.values())
+        for reason, count in skipped.items():
+            if count:
+                stats.skipped[reason] += count
+        for op in candidates:
+            self.visit(op, sweep, stats)
 
     @staticmethod
     def skip_reason(op: ir.Operation, prefix: str) -> str | None:
