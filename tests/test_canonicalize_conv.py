@@ -931,7 +931,8 @@ def test_convolutions_listed_in_preorder():
     from jaxlib.mlir import ir
 
     from penguin_opt.dialect import STABLEHLO
-    from penguin_opt.passes.canonicalize_conv import convolutions, functions
+    from penguin_opt.ir_util import functions
+    from penguin_opt.passes.canonicalize_conv import convolutions
 
     module = api.load(_NESTED_CONVS)
     with module.context:
@@ -964,7 +965,9 @@ def _rewrite_rereading_geometry(text: str, dialect: str) -> str:
     cls = cc.StablehloCanonicalizeConv if dialect == "stablehlo" else cc.CanonicalizeConv
     gate = cls(canonicalize_small_extents=True).gate()
     module = api.load(text)
-    conv_geometry, convolutions, functions = cc.conv_geometry, cc.convolutions, cc.functions
+    from penguin_opt.ir_util import functions
+
+    conv_geometry, convolutions = cc.conv_geometry, cc.convolutions
     ExplicitlyPad, ExplicitlyStride = cc.ExplicitlyPad, cc.ExplicitlyStride  # noqa: N806
     with module.context, ir.Location.unknown(module.context):
         sweep = Sweep(d, "x", RunState(), {})

@@ -16,15 +16,11 @@ import traceback
 
 from .cli_common import (
     EXIT_FAILURE,
-    EXIT_INTERRUPTED,
     EXIT_MISMATCH,
     EXIT_NOT_CHECKABLE,
     EXIT_OK,
-    EXIT_USAGE,
     Parser,
-    UsageError,
     add_check_options,
-    quiet_stdout,
     run_command,
     version,
 )
@@ -75,24 +71,7 @@ def run_check(before: str, after: str, args, *, exact: bool, resize_mode: str) -
 def penguin_check_main(argv: list[str] | None = None) -> int:
     """penguin-check BEFORE AFTER: compare two programs' results."""
     argv = sys.argv[1:] if argv is None else argv
-    return run_command(lambda: _check_main(argv))
-
-
-def _check_main(argv: list[str]) -> int:
-    try:
-        return _penguin_check(argv)
-    except KeyboardInterrupt:
-        return EXIT_INTERRUPTED
-    except BrokenPipeError:
-        quiet_stdout()
-        return EXIT_FAILURE
-    except Exception as err:  # a bug of ours: still one line (--debug for the traceback)
-        if "--debug" in argv:
-            traceback.print_exc()
-        message = " ".join(str(err).split())[:500]
-        print(f"penguin-check: error: internal error: {type(err).__name__}: {message}",
-              file=sys.stderr)
-        return EXIT_FAILURE
+    return run_command(lambda: _penguin_check(argv), prog="penguin-check", argv=argv)
 
 
 def _penguin_check(argv: list[str]) -> int:
@@ -102,11 +81,7 @@ def _penguin_check(argv: list[str]) -> int:
     add_check_options(p)
     p.add_argument("--version", action="version", version=f"penguin-check {version()}")
     p.add_argument("--debug", action="store_true")
-    try:
-        args = p.parse_args(argv)
-    except UsageError as err:
-        print(f"penguin-check: error: {err}", file=sys.stderr)
-        return EXIT_USAGE
+    args = p.parse_args(argv)
     from .api import load_file
     from .io import InputError, module_text
 

@@ -17,13 +17,11 @@ import traceback
 
 from .cli_common import (
     EXIT_FAILURE,
-    EXIT_INTERRUPTED,
     EXIT_OK,
-    EXIT_USAGE,
     Parser,
     UsageError,
     add_check_options,
-    quiet_stdout,
+    one_line,
     run_command,
     version,
 )
@@ -125,30 +123,7 @@ def list_passes(out=sys.stdout) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    return run_command(lambda: _guarded_main(argv))
-
-
-def _guarded_main(argv: list[str]) -> int:
-    debug = "--debug" in argv
-    try:
-        return _main(argv)
-    except UsageError as err:
-        if debug:
-            traceback.print_exc()
-        print(f"penguin-opt: error: {err}", file=sys.stderr)
-        return EXIT_USAGE
-    except KeyboardInterrupt:
-        return EXIT_INTERRUPTED
-    except BrokenPipeError:  # the reader went away (`penguin-opt ... | head`): quietly
-        quiet_stdout()
-        return EXIT_FAILURE
-    except Exception as err:  # a bug of ours: still one line (--debug for the traceback)
-        if debug:
-            traceback.print_exc()
-        message = " ".join(str(err).split())[:500]
-        print(f"penguin-opt: error: internal error: {type(err).__name__}: {message}",
-              file=sys.stderr)
-        return EXIT_FAILURE
+    return run_command(lambda: _main(argv), prog="penguin-opt", argv=argv)
 
 
 def _pipeline_text(args) -> str | None:
@@ -348,7 +323,7 @@ def _error_line(err: BaseException, name: str) -> str:
         return err.diagnostic.render(name)
     if isinstance(err, ir.MLIRError):
         return format_mlir_error(err, name)
-    return f"{name}: error: internal error: {type(err).__name__}: {err}"
+    return f"{name}: error: internal error: {type(err).__name__}: {one_line(err, 500)}"
 
 
 def _run_chunks(args, pipeline, printing, source, name) -> int:

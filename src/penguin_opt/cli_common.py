@@ -18,6 +18,7 @@ import os
 import signal
 import sys
 import threading
+import traceback
 from collections.abc import Callable
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "UsageError",
     "add_check_options",
     "on_abandon",
+    "one_line",
     "quiet_stdout",
     "run_command",
     "version",
@@ -68,11 +70,15 @@ def _terminate(signum, frame):
     raise _Terminated
 
 
-def run_command(fn: Callable[[], int]) -> int:
+def run_command(fn: Callable[[], int], *, prog: str, argv: list[str]) -> int:
     """``fn()`` in a worker thread with a big stack; SIGINT (exit 130) or SIGTERM (143)
     stops it: child processes are killed, temporary files removed, nothing printed. The
-    process never dies of a signal from deep input or an interrupted callback."""
+    process never dies of a signal from deep input or an interrupted callback. A
+    UsageError is ``PROG: error: ...`` (exit 2), a broken stdout pipe a quiet exit 1, and
+    any other exception (a bug of ours) one ``internal error`` line (``--debug``: with
+    its traceback)."""
     outcome: list = []
+    fn = _guarded(fn, prog, "--debug" in argv)
     if sys.stderr is None:  # started with stderr closed: messages go nowhere, not to stdout
         sys.stderr = open(os.devnull, "w")  # lives as long as the process
 
@@ -104,6 +110,38 @@ def run_command(fn: Callable[[], int]) -> int:
     if isinstance(result, BaseException):
         raise result
     return result
+
+
+def one_line(value: object, limit: int | None = None) -> str:
+    """``str(value)`` with every run of whitespace (newlines included) one space, cut to
+    ``limit`` characters: how an error or a diagnostic becomes part of one stderr line."""
+    text = " ".join(str(value).split())
+    return text if limit is None else text[:limit]
+
+
+def _guarded(fn: Callable[[], int], prog: str, debug: bool) -> Callable[[], int]:
+    def guarded() -> int:
+        try:
+            return fn()
+        except UsageError as err:
+            if debug:
+                traceback.print_exc()
+            print(f"{prog}: error: {err}", file=sys.stderr)
+            return EXIT_USAGE
+        except KeyboardInterrupt:
+            return EXIT_INTERRUPTED
+        except BrokenPipeError:  # the reader went away (`... | head`): quietly
+            quiet_stdout()
+            return EXIT_FAILURE
+        except Exception as err:  # a bug of ours: still one line
+            if debug:
+                traceback.print_exc()
+            message = one_line(err, 500)
+            print(f"{prog}: error: internal error: {type(err).__name__}: {message}",
+                  file=sys.stderr)
+            return EXIT_FAILURE
+
+    return guarded
 
 
 def quiet_stdout() -> None:

@@ -32,8 +32,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import penguin_sort
+from .cli_common import one_line
 from .elements import DTYPES, dtype_of, make_elements, read_elements, type_key
-from .ir_util import ops_under, string_value
+from .ir_util import entry_function, ops_under, string_value
 
 
 class NotCheckable(Exception):
@@ -170,20 +171,10 @@ def _is_complex(t) -> bool:
 def _main_func(module):
     """The entry function: @main, or else the module's only public function (a file of
     one test function, as mlir-opt tests are written)."""
-
-    public = []
-    for op in module.regions[0].blocks[0].operations:
-        op = op.operation
-        if op.name != "func.func":
-            continue
-        if string_value(op.attributes["sym_name"]) == "main":
-            return op
-        visibility = op.attributes["sym_visibility"] if "sym_visibility" in op.attributes else None
-        if visibility is None or string_value(visibility) == "public":
-            public.append(op)
-    if len(public) == 1:
-        return public[0]
-    raise NotCheckable("no @main function (and not exactly one public function)")
+    entry, _ = entry_function(module)
+    if entry is None:
+        raise NotCheckable("no @main function (and not exactly one public function)")
+    return entry
 
 
 def _join_complex(outs: list[np.ndarray], result_keys: list[str]) -> list[np.ndarray]:
@@ -418,13 +409,13 @@ def _xla_child(payload: bytes) -> bytes:
     try:
         exe, device = cpu_compile_and_load(text)
     except Exception as err:  # XLA status errors (unsupported op, custom call, ...)
-        return pickle.dumps(NotCheckable(" ".join(str(err).split())[:300]))
+        return pickle.dumps(NotCheckable(one_line(err, 300)))
     try:
         buffers = [jax.device_put(a, device) for a in inputs]
         results = exe.execute_sharded(buffers).disassemble_into_single_device_arrays()
         return pickle.dumps([np.asarray(r[0]) for r in results])
     except Exception as err:  # runtime status errors (out of memory, ...)
-        return pickle.dumps(NotCheckable(" ".join(str(err).split())[:300]))
+        return pickle.dumps(NotCheckable(one_line(err, 300)))
 
 
 _POOLS: dict[str, ProcessPoolExecutor] = {}
@@ -441,7 +432,7 @@ def _prepare_child(payload: bytes) -> bytes:
         return pickle.dumps(err)
     except Exception as err:  # MLIRError from the conversion passes
         return pickle.dumps(NotCheckable(
-            "cannot convert the program for the oracles: " + " ".join(str(err).split())[:300]))
+            "cannot convert the program for the oracles: " + one_line(err, 300)))
 
 
 def prepare_isolated(text: str, resize_mode: str, split_complex: bool) -> str:
@@ -600,7 +591,7 @@ def _run_child(kind: str, fn, text: str, inputs, what: str = "") -> list[np.ndar
         _kill_pool(kind)
         raise NotCheckable(f"{what} did not finish within {timeout:g} s (--timeout)") from None
     except Exception as err:  # raised in the child: MemoryError, an unexpected error
-        message = " ".join(str(err).split())[:300]
+        message = one_line(err, 300)
         raise NotCheckable(f"{what} failed: {type(err).__name__}: {message}") from None
     if isinstance(result, NotCheckable):
         raise result
@@ -954,7 +945,7 @@ def load_npz_inputs(path: str, signature) -> list[list[np.ndarray]]:
     except OSError as err:
         raise InputError(f"{path}: error: cannot read inputs: {err.strerror or err}") from None
     except (ValueError, EOFError) as err:  # not an npz, a pickled array, a missing key
-        message = " ".join(str(err).split())
+        message = one_line(err)
         raise InputError(f"{path}: error: cannot read inputs: {message}") from None
     if all(a.ndim == len(s) + 1 for a, (s, _) in zip(arrays, signature, strict=True)) and arrays:
         return [[a[t] for a in arrays] for t in range(arrays[0].shape[0])]

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 from jaxlib.mlir import ir
 
-from .cli_common import on_abandon
+from .cli_common import on_abandon, one_line
 from .ir_util import native_stderr_captured
 from .penguin_sort import parse_allowing_penguin_sorts
 
@@ -54,12 +54,12 @@ def format_mlir_error(err: ir.MLIRError, default: str) -> str:
     """MLIR's first error diagnostic as one line: ``file:line:col: error: message``."""
     diagnostics = list(getattr(err, "error_diagnostics", []) or [])
     if not diagnostics:
-        text = " ".join(str(err).split())
+        text = one_line(err)
         return f"{default}: error: {text}"
     diag = diagnostics[0]
-    message = " ".join(diag.message.split())
+    message = one_line(diag.message)
     where = _where(diag.location, default)
-    notes = [" ".join(n.message.split()) for n in getattr(diag, "notes", [])]
+    notes = [one_line(n.message) for n in getattr(diag, "notes", [])]
     extra = f" (note: {notes[0]})" if notes else ""
     return f"{where}: error: {message}{extra}"
 
@@ -132,7 +132,7 @@ def parse_source(source: Source) -> ir.Operation:
 def _parser_failure(err: BaseException, name: str) -> str:
     """One line for what MLIR's parser raises besides diagnostics (e.g. "SmallVector
     unable to grow" for a dimension number of 2^32, bad_alloc)."""
-    message = " ".join(str(err).split())[:300] or type(err).__name__
+    message = one_line(err, 300) or type(err).__name__
     return f"{name}: error: cannot parse: {message}"
 
 
@@ -170,7 +170,7 @@ def _import_hlo(proto: bytes, source: Source) -> ir.Operation:
     try:
         bytecode = hlo_to_stablehlo(proto)
     except Exception as err:  # XLA status errors
-        message = " ".join(str(err).split())
+        message = one_line(err)
         raise InputError(f"{source.name}: error: cannot import HLO: {message}") from None
     return ir.Module.parse(bytecode).operation
 
@@ -181,7 +181,7 @@ def _parse_hlo_text(source: Source, text: str) -> ir.Operation:
     try:
         proto = hlo_text_to_proto(text)
     except Exception as err:
-        message = " ".join(str(err).split())
+        message = one_line(err)
         raise InputError(f"{source.name}: error: invalid HLO text: {message}") from None
     return _import_hlo(proto, source)
 

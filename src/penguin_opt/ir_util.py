@@ -193,3 +193,30 @@ def ops_under(root: ir.Operation) -> list[ir.Operation]:
             for op in block.operations:
                 op.operation.walk(visit, ir.WalkOrder.POST_ORDER)
     return found
+
+
+def functions(module: ir.Operation) -> list[ir.Operation]:
+    """The module's top-level ``func.func`` ops, in order."""
+    ops = (op.operation for op in module.regions[0].blocks[0].operations)
+    return [op for op in ops if op.name == "func.func"]
+
+
+def symbol_name(func: ir.Operation) -> str:
+    return string_value(func.attributes["sym_name"])
+
+
+def is_public(func: ir.Operation) -> bool:
+    attributes = func.attributes
+    return ("sym_visibility" not in attributes
+            or string_value(attributes["sym_visibility"]) == "public")
+
+
+def entry_function(module: ir.Operation) -> tuple[ir.Operation | None, list[ir.Operation]]:
+    """(the entry function: ``@main``, else the only public function, or None; the public
+    functions). The seed's getMainFunction, and how a test file of one function runs."""
+    funcs = functions(module)
+    for f in funcs:
+        if symbol_name(f) == "main":
+            return f, [g for g in funcs if is_public(g)]
+    public = [f for f in funcs if is_public(f)]
+    return (public[0] if len(public) == 1 else None), public

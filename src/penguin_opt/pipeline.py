@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from jaxlib.mlir import ir, passmanager
 
 from . import penguin_sort
+from .cli_common import one_line
 from .ir_util import native_stderr_captured, ops_named
 from .passes import PASSES
 from .passes.base import Diagnostic, ModulePass, OptionError, PassError, RunState, Severity
@@ -278,8 +279,8 @@ def _native_pipeline_text(text: str, ctx: ir.Context) -> str:
                     passmanager.PassManager.parse(f"builtin.module({candidate})")
                     return candidate
                 except ValueError as err:
-                    errors.append(" ".join(str(err).split()))
-            detail = " ".join(printed[0].split()).lstrip(": ")
+                    errors.append(one_line(err))
+            detail = one_line(printed[0]).lstrip(": ")
             if detail and detail not in errors[-1]:
                 errors[-1] = f"{detail} ({errors[-1]})"
         first = errors[0]

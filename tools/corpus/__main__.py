@@ -19,6 +19,8 @@ from pathlib import Path
 
 def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("KERAS_BACKEND", "jax")  # before anything imports keras
+    from penguin_opt.cli_common import one_line
+
     from .export import cache_root, load_or_lower
     from .models import BY_NAME, MODELS
     from .sweep import VARIANTS, VariantResult, sweep_model
@@ -70,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
             program = load_or_lower(spec, use_cache=not args.no_cache)
         except Exception as err:
             r = VariantResult(spec.name, "export")
-            r.status = "error: export: " + " ".join(f"{type(err).__name__}: {err}".split())[:300]
+            r.status = "error: export: " + one_line(f"{type(err).__name__}: {err}", 300)
             results.append(r)
             print(f"{spec.name}: {r.status}", file=sys.stderr)
             continue

@@ -59,8 +59,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from penguin_opt import api
+from penguin_opt.cli_common import one_line
 from penguin_opt.diagnostics_check import expectations, split_chunks
 from penguin_opt.equivalence import NotCheckable, check
+from penguin_opt.ir_util import functions, is_public, symbol_name
 from penguin_opt.passes import REASSOCIATING
 from penguin_opt.passes.base import PassError
 
@@ -260,25 +262,6 @@ def _expectation(kind: str, options: dict[str, str]) -> Expectation:
 # ---------------------------------------------------------------------------- programs
 
 
-def _functions(module) -> list:
-    return [op.operation for op in module.regions[0].blocks[0].operations
-            if op.operation.name == "func.func"]
-
-
-def _name(func) -> str:
-    from jaxlib.mlir import ir
-
-    return ir.StringAttr(func.attributes["sym_name"]).value
-
-
-def _is_public(func) -> bool:
-    from jaxlib.mlir import ir
-
-    if "sym_visibility" not in func.attributes:
-        return True
-    return ir.StringAttr(func.attributes["sym_visibility"]).value == "public"
-
-
 def _walk(op):
     for region in op.regions:
         for block in region.blocks:
@@ -314,7 +297,7 @@ def entry_program(text: str, entry: str, mode: str, select: frozenset[int] | Non
 
     module = api.load(text, context=context)
     with module.context, ir.Location.unknown(module.context):
-        funcs = {_name(f): f for f in _functions(module)}
+        funcs = {symbol_name(f): f for f in functions(module)}
         target = funcs[entry]
         _refuse_large_inputs(target)
         keep = _reachable(funcs, entry)
@@ -342,7 +325,7 @@ def entry_program(text: str, entry: str, mode: str, select: frozenset[int] | Non
                     if len(op.operands) > k:
                         values.append(op.operands[k])
                         used.append(n)
-        for f in _functions(module):
+        for f in functions(module):
             for op, _ in _check_calls(f):
                 op.erase()
         if values != list(ret.operands):
@@ -423,7 +406,7 @@ class ChunkResult:
 
 
 def _reason(err: Exception) -> str:
-    text = " ".join(str(err).split())
+    text = one_line(err)
     text = re.sub(r"^(interpreter|xla): ", "", text)
     text = re.sub(r"tensor<[^>]*>", "tensor<...>", text)
     text = re.sub(r"\d+", "N", text)
@@ -468,7 +451,7 @@ def run_case(case: Case, *, trials: int = 1) -> ChunkResult:
         res.dialect = "mhlo" if _is_mhlo(before) else "stablehlo"
         pipelines = MHLO_PIPELINES if res.dialect == "mhlo" else STABLEHLO_PIPELINES
         with module.context:
-            entries = [_name(f) for f in _functions(module) if _is_public(f)]
+            entries = [symbol_name(f) for f in functions(module) if is_public(f)]
         for variant, (prefix, ours) in pipelines.items():
             m = api.load(before, name=case.file, context=ctx)
             try:
@@ -485,7 +468,7 @@ def run_case(case: Case, *, trials: int = 1) -> ChunkResult:
             try:
                 stats.update(api.run(m, ours).statistics)
             except Exception as err:
-                message = " ".join(str(err).split())
+                message = one_line(err)
                 res.status = f"error: {variant}: {type(err).__name__}: {message[:300]}"
                 return res
             reordered = False
@@ -600,7 +583,7 @@ def shutdown_worker() -> None:
 def _diag_reason(err) -> str:
     diags = getattr(err, "error_diagnostics", None) or []
     msg = diags[0].message if diags else str(err)
-    msg = re.sub(r"'[^']*'", "'...'", " ".join(msg.split()))
+    msg = re.sub(r"'[^']*'", "'...'", one_line(msg))
     return re.sub(r"tensor<[^>]*>", "tensor<...>", msg)[:100]
 
 

@@ -25,6 +25,7 @@ import time
 from dataclasses import dataclass, field
 
 from penguin_opt import api
+from penguin_opt.cli_common import one_line
 from penguin_opt.equivalence import NotCheckable, check
 
 from .export import Program
@@ -127,7 +128,7 @@ def run_variant(spec: ModelSpec, program: Program, variant: str, *,
         res.pipeline_seconds = time.perf_counter() - t0
         after = api.to_text(module)
     except Exception as err:  # a pass or the pipeline failed on a real program
-        res.status = "error: " + " ".join(f"{type(err).__name__}: {err}".split())[:300]
+        res.status = "error: " + one_line(f"{type(err).__name__}: {err}", 300)
         return res
     for pass_name, rewriters in result.statistics.items():
         for rewriter, stats in rewriters.items():
@@ -143,10 +144,10 @@ def run_variant(spec: ModelSpec, program: Program, variant: str, *,
         report = check(before, after, inputs=[program.inputs], rtol=None, atol=spec.atol,
                        oracle=res.oracle)
     except NotCheckable as err:
-        res.status = "not checkable: " + " ".join(str(err).split())[:200]
+        res.status = "not checkable: " + one_line(err, 200)
         return res
     except Exception as err:
-        res.status = "error: checker: " + " ".join(f"{type(err).__name__}: {err}".split())[:300]
+        res.status = "error: checker: " + one_line(f"{type(err).__name__}: {err}", 300)
         return res
     finally:
         res.check_seconds = time.perf_counter() - t0

@@ -37,7 +37,14 @@ from jaxlib.mlir.dialects import mhlo, stablehlo
 
 from ..dialect import MHLO, STABLEHLO, Dialect, i64_matrix
 from ..elements import UnsupportedElementType, dtype_of, make_elements
-from ..ir_util import UnreadableAttribute, attrs_of, defining_op_of, i64_values, static_shape
+from ..ir_util import (
+    UnreadableAttribute,
+    attrs_of,
+    defining_op_of,
+    functions,
+    i64_values,
+    static_shape,
+)
 from .base import ModulePass, RunState, op_error, option
 from .sweep import Sweep, collect
 
@@ -621,14 +628,6 @@ def _fed_by_conv(op: ir.Operation, dialect: Dialect) -> bool:
             return True
         pending.extend(src.operands)
     return False
-
-
-def functions(module: ir.Operation) -> list[ir.Operation]:
-    """Every ``func.func`` of the module (the seed's pass is func-level: it runs on each)."""
-    return [
-        op.operation for op in module.regions[0].blocks[0].operations
-        if op.operation.name == "func.func"
-    ]
 
 
 def convolutions(funcs: list[ir.Operation], dialect: Dialect) -> list[ir.Operation]:

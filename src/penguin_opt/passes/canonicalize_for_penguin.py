@@ -14,7 +14,7 @@ from typing import ClassVar
 from jaxlib.mlir import ir
 
 from ..dialect import MHLO, STABLEHLO, Dialect
-from ..ir_util import string_value
+from ..ir_util import entry_function, functions, symbol_name
 from .base import Diagnostic, ModulePass, PassError, RunState, Severity, option
 from .penguin_rewriters import (
     CanonicalizeTupleOp,
@@ -97,22 +97,12 @@ class StablehloCanonicalizeForPenguin(CanonicalizeForPenguin):
 
 def target_functions(module: ir.Operation, all_functions: bool, pass_name: str):
     """The seed's getMainFunction: ``@main``, else the only public function."""
-    top = [op.operation for op in module.regions[0].blocks[0].operations]
-    funcs = [op for op in top if op.name == "func.func"]
     if all_functions:
-        return funcs
-    for f in funcs:
-        if string_value(f.attributes["sym_name"]) == "main":
-            return [f]
-    public = [
-        f
-        for f in funcs
-        if "sym_visibility" not in f.attributes
-        or string_value(f.attributes["sym_visibility"]) == "public"
-    ]
-    if len(public) == 1:
-        return public
-    names = ", ".join("@" + string_value(f.attributes["sym_name"]) for f in public)
+        return functions(module)
+    entry, public = entry_function(module)
+    if entry is not None:
+        return [entry]
+    names = ", ".join("@" + symbol_name(f) for f in public)
     raise PassError(
         Diagnostic(
             Severity.ERROR,

@@ -20,7 +20,7 @@ from typing import ClassVar
 from jaxlib.mlir import ir, passmanager
 
 from .._compat import inlined_func_call
-from ..ir_util import ops_named, string_value
+from ..ir_util import functions, ops_named, string_value, symbol_name
 from .base import Diagnostic, ModulePass, PassError, RunState, Severity, option
 
 
@@ -100,11 +100,7 @@ class Inline(ModulePass):
 
 
 def _functions(module) -> dict[str, ir.Operation]:
-    return {
-        string_value(op.operation.attributes["sym_name"]): op.operation
-        for op in module.regions[0].blocks[0].operations
-        if op.operation.name == "func.func"
-    }
+    return {symbol_name(f): f for f in functions(module)}
 
 
 def _erase_unreferenced_text(module, functions, candidates: list[str]) -> None:
