@@ -21,12 +21,10 @@ compared exactly (two's-complement addition is associative).
 
 from __future__ import annotations
 
-import concurrent.futures
 import functools
 import itertools
 import logging
 import math
-import multiprocessing
 import os
 import re
 from dataclasses import dataclass, replace
@@ -35,7 +33,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from penguin_opt import api
+from penguin_opt import api, isolated
 from penguin_opt.passes.base import PassError
 
 # --------------------------------------------------------------------------- cases
@@ -269,30 +267,18 @@ def _interpret(text: str, arrays):
 
 
 class Interpreter:
-    """The reference interpreter behind a spawned worker; restarts it after an abort."""
-
-    def __init__(self):
-        self._pool = None
-
-    def _executor(self):
-        if self._pool is None:
-            self._pool = concurrent.futures.ProcessPoolExecutor(
-                max_workers=1, mp_context=multiprocessing.get_context("spawn")
-            )
-        return self._pool
+    """The reference interpreter in a child process (penguin_opt.isolated)."""
 
     def run(self, text: str, arrays):
-        """The results, or None when the interpreter aborted the worker process."""
+        """The results, or None when the interpreter aborted the child process."""
         try:
-            return self._executor().submit(_interpret, text, list(arrays)).result(timeout=600)
-        except concurrent.futures.process.BrokenProcessPool:
-            self.close()
+            return isolated.call("test-conv-interpreter", _interpret, text, list(arrays),
+                                 timeout=600)
+        except isolated.ChildDied:
             return None
 
     def close(self):
-        if self._pool is not None:
-            self._pool.shutdown(cancel_futures=True)
-            self._pool = None
+        isolated.kill("test-conv-interpreter")
 
 
 @pytest.fixture(scope="module")

@@ -251,10 +251,8 @@ def test_xla_child_logs_are_quiet_and_the_environment_is_untouched(tmp_path, mon
                            "xla"], capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
     assert "PjRt" not in proc.stderr and "pjrt_client" not in proc.stderr
-    from penguin_opt.equivalence import _POOLS
+    from penguin_opt import isolated
 
-    for pool in list(_POOLS.values()):  # a fresh child, spawned by this check
-        pool.shutdown()
-    _POOLS.clear()
+    isolated.kill("xla")  # a fresh child, spawned by this check
     assert check(ADD, ADD, oracle="xla").ok
     assert "TF_CPP_MIN_LOG_LEVEL" not in os.environ

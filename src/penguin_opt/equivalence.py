@@ -17,21 +17,14 @@ Anything else the interpreter cannot run is reported as not checkable, never as 
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
-import functools
 import math
-import multiprocessing
-import os
 import pickle
-import sys
-import threading
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import penguin_sort
+from . import isolated, penguin_sort
 from .cli_common import one_line
 from .elements import DTYPES, dtype_of, make_elements, read_elements, type_key
 from .ir_util import entry_function, ops_under, string_value
@@ -418,9 +411,6 @@ def _xla_child(payload: bytes) -> bytes:
         return pickle.dumps(NotCheckable(one_line(err, 300)))
 
 
-_POOLS: dict[str, ProcessPoolExecutor] = {}
-
-
 def _prepare_child(payload: bytes) -> bytes:
     """Child-process body: ``prepare_for_interpreter`` (the native conversion passes can
     abort the process too, e.g. hlo-legalize-to-stablehlo on a malformed convolution)."""
@@ -441,183 +431,36 @@ def prepare_isolated(text: str, resize_mode: str, split_complex: bool) -> str:
                       what="converting the program for the oracles")
 
 
-@contextlib.contextmanager
-def _quiet_xla_logs():
-    """XLA's INFO lines (device counts) are noise on the user's terminal: the child is
-    spawned (and copies the environment) with TF_CPP_MIN_LOG_LEVEL=1 unless the user set
-    it; this process's environment is left as it was."""
-    if "TF_CPP_MIN_LOG_LEVEL" in os.environ:
-        yield
-        return
-    os.environ["TF_CPP_MIN_LOG_LEVEL"] = "1"
-    try:
-        yield
-    finally:
-        del os.environ["TF_CPP_MIN_LOG_LEVEL"]
-
-
-@contextlib.contextmanager
-def _main_not_reimported():
-    """A spawned child re-imports the parent's ``__main__`` (its file or ``-m`` module):
-    from a script without ``if __name__ == "__main__":`` that re-runs the script, whose
-    check then cannot start a child and the pool breaks. The children need nothing of
-    ``__main__``, so it is hidden from multiprocessing while they spawn."""
-    main = sys.modules.get("__main__")
-    if main is None:
-        yield
-        return
-    saved = {key: main.__dict__[key] for key in ("__file__", "__spec__") if key in main.__dict__}
-    main.__dict__.pop("__file__", None)
-    main.__dict__["__spec__"] = None
-    try:
-        yield
-    finally:
-        main.__dict__.pop("__spec__", None)
-        main.__dict__.update(saved)
-
-
 DEFAULT_TIMEOUT = 600.0  # seconds per oracle run (--timeout)
 _TIMEOUT: contextvars.ContextVar[float] = contextvars.ContextVar("timeout",
                                                                  default=DEFAULT_TIMEOUT)
 
 
-def _exit_with_parent(parent: int) -> None:
-    """Child-process initializer: die with the parent (even one killed by SIGKILL, when
-    nothing could stop the child) instead of running on as an orphan. On Linux the kernel
-    does it (PR_SET_PDEATHSIG; an oracle's C++ call holds the GIL, so no thread of the
-    child could); elsewhere a thread polls the parent between calls."""
-    import ctypes
-    import signal as signal_module
-    import threading
-    import time
-
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, int(signal_module.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        def watch() -> None:
-            while os.getppid() == parent:
-                time.sleep(1.0)
-            os._exit(1)
-
-        threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
-    if os.getppid() != parent:  # the parent was gone before the death signal was armed
-        os._exit(1)
-
-
-@functools.cache
-def _register_shutdown() -> None:
-    from .cli_common import on_abandon
-
-    on_abandon(shutdown_children)
-
-
 def shutdown_children() -> None:
-    """On SIGINT/SIGTERM: kill every child process of this one (the oracles, one still
-    being spawned, which no pool lists yet, and multiprocessing's resource tracker, whose
-    leak warnings would reach the user's terminal), then reap the pools'."""
-    global _SHUT_DOWN
-    from multiprocessing import resource_tracker
-
-    acquired = _SPAWN_LOCK.acquire(timeout=10)  # wait for a spawn under way to finish
-    _SHUT_DOWN = True
-    if acquired:
-        _SPAWN_LOCK.release()
-    tracker = getattr(resource_tracker._resource_tracker, "_pid", None)
-    children = _child_pids()
-    for pid in children:
-        if pid != tracker:
-            with contextlib.suppress(OSError):
-                os.kill(pid, 9)
-    for kind in list(_POOLS):
-        _kill_pool(kind)
-    if tracker in children:  # last: the pools' shutdown would relaunch it
-        with contextlib.suppress(OSError):
-            os.kill(tracker, 9)
-
-
-def _child_pids() -> list[int]:
-    """Direct children of this process (Linux /proc; elsewhere the pools' processes)."""
-    me, found = os.getpid(), []
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return [pid for pool in _POOLS.values() for pid in getattr(pool, "_processes", {})]
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        fields = stat.rsplit(")", 1)[-1].split()
-        if len(fields) > 1 and fields[1] == str(me):
-            found.append(int(entry))
-    return found
-
-
-def _kill_pool(kind: str) -> None:
-    pool = _POOLS.pop(kind, None)
-    if pool is None:
-        return
-    processes = list(getattr(pool, "_processes", {}).values())
-    for process in processes:
-        if process.is_alive():
-            process.kill()
-    for process in processes:
-        process.join(timeout=5)
-    pool.shutdown(wait=False, cancel_futures=True)
+    """Kill every oracle child process (see ``isolated.shutdown``)."""
+    isolated.shutdown()
 
 
 def _run_child(kind: str, fn, text: str, inputs, what: str = "") -> list[np.ndarray]:
     """Run ``fn`` in a per-oracle child process; a crash there, a timeout or an exception
     the child did not expect (e.g. MemoryError) raises NotCheckable."""
-    from concurrent.futures import TimeoutError as FutureTimeout
-    from concurrent.futures.process import BrokenProcessPool
-
     what = what or f"the {kind} oracle"
     timeout = _TIMEOUT.get()
-    with _SPAWN_LOCK:  # no child starts while shutdown_children runs, or after it
-        if _SHUT_DOWN:
-            raise NotCheckable("stopped")
-        future = _submit(kind, fn, text, inputs)
     try:
-        result = pickle.loads(future.result(timeout=timeout))
-    except BrokenProcessPool:
-        _kill_pool(kind)
+        result = pickle.loads(isolated.call(kind, fn, pickle.dumps((text, inputs)),
+                                            timeout=timeout))
+    except isolated.ChildDied:
         raise NotCheckable(f"{what} aborted the process (LLVM ERROR)") from None
-    except FutureTimeout:
-        _kill_pool(kind)
+    except isolated.ChildTimedOut:
         raise NotCheckable(f"{what} did not finish within {timeout:g} s (--timeout)") from None
+    except isolated.Stopped:
+        raise NotCheckable("stopped") from None
     except Exception as err:  # raised in the child: MemoryError, an unexpected error
         message = one_line(err, 300)
         raise NotCheckable(f"{what} failed: {type(err).__name__}: {message}") from None
     if isinstance(result, NotCheckable):
         raise result
     return result
-
-
-_SPAWN_LOCK = threading.Lock()
-_SHUT_DOWN = False
-
-
-def _submit(kind: str, fn, text: str, inputs):
-    """Submit to the kind's pool (created, or replaced, as needed; this spawns the child)."""
-    pool = _POOLS.get(kind)
-    if pool is not None and not all(p.is_alive() for p in pool._processes.values()):
-        # its child died with the thread that spawned it (PR_SET_PDEATHSIG follows the
-        # spawning thread), not of this program: start a new one
-        _kill_pool(kind)
-        pool = None
-    fresh = pool is None
-    if fresh:
-        pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=_exit_with_parent, initargs=(os.getpid(),))
-        _POOLS[kind] = pool
-        _register_shutdown()
-    with _quiet_xla_logs() if fresh else contextlib.nullcontext(), _main_not_reimported():
-        return pool.submit(fn, pickle.dumps((text, inputs)))
 
 
 def interpret(text: str, inputs: list[np.ndarray]) -> list[np.ndarray]:

@@ -58,7 +58,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from penguin_opt import api
+from penguin_opt import api, isolated
 from penguin_opt.cli_common import one_line
 from penguin_opt.diagnostics_check import expectations, split_chunks
 from penguin_opt.equivalence import NotCheckable, check
@@ -522,7 +522,6 @@ def pick_oracle(text: str) -> str:
     return "xla" if biggest > INTERPRETER_MAX_ELEMENTS else "auto"
 
 
-_WORKER = None
 _STAGE_ENV = "PENGUIN_CORPUS_STAGE_FILE"
 
 
@@ -544,20 +543,11 @@ def _stage(what: str):
 def run_case_isolated(case: Case) -> ChunkResult:
     """``run_case`` in a worker process: a chunk that aborts the process (LLVM ERROR,
     signal) fails as a chunk instead of ending the sweep or the test session."""
-    global _WORKER
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-    from concurrent.futures.process import BrokenProcessPool
-
     stage_file = Path(tempfile.gettempdir()) / f"penguin-corpus-stage-{os.getpid()}"
-    if _WORKER is None:
-        os.environ[_STAGE_ENV] = str(stage_file)  # inherited by the worker
-        _WORKER = ProcessPoolExecutor(max_workers=1,
-                                      mp_context=multiprocessing.get_context("spawn"))
+    os.environ[_STAGE_ENV] = str(stage_file)  # inherited by the worker
     try:
-        return _WORKER.submit(run_case, case).result()
-    except BrokenProcessPool:
-        _WORKER = None
+        return isolated.call(_WORKER_KIND, run_case, case)
+    except isolated.ChildDied:
         stage = stage_file.read_text() if stage_file.exists() else ""
         stage_file.unlink(missing_ok=True)
         res = ChunkResult(case.id, dialect="?")
@@ -568,16 +558,12 @@ def run_case_isolated(case: Case) -> ChunkResult:
         return res
 
 
+_WORKER_KIND = "corpus-chunk"
+
+
 def shutdown_worker() -> None:
-    """Stop the worker of ``run_case_isolated`` (and with it its oracle processes). Call it
-    when done: left to interpreter exit, joining the worker can hang."""
-    global _WORKER
-    if _WORKER is None:
-        return
-    for proc in list(getattr(_WORKER, "_processes", {}).values()):
-        proc.terminate()
-    _WORKER.shutdown(wait=True, cancel_futures=True)
-    _WORKER = None
+    """Stop the worker of ``run_case_isolated`` (and with it its oracle processes)."""
+    isolated.kill(_WORKER_KIND)
 
 
 def _diag_reason(err) -> str:

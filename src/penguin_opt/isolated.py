@@ -1,0 +1,202 @@
+"""Calls in a child process that may die: the process itself must not.
+
+The reference interpreter, XLA and some native conversions can end the process with an
+LLVM ERROR (``abort()``); :func:`call` runs a function in a long-lived spawned child per
+``kind`` instead, so that such an end is an exception here (:class:`ChildDied`), as is a
+call running longer than its timeout (:class:`ChildTimedOut`, the child is killed). The
+children die with this process (even one killed by SIGKILL), never re-import an
+unguarded ``__main__`` script, and :func:`shutdown` (run on SIGINT/SIGTERM) kills every
+child, one still being spawned included.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import multiprocessing
+import os
+import sys
+import threading
+from concurrent.futures import ProcessPoolExecutor
+
+__all__ = ["ChildDied", "ChildTimedOut", "Stopped", "call", "kill", "shutdown"]
+
+
+class ChildDied(Exception):
+    """The child process ended during the call (LLVM ERROR, a signal)."""
+
+
+class ChildTimedOut(Exception):
+    """The call ran longer than its timeout; the child was killed."""
+
+
+class Stopped(Exception):
+    """No new child starts: the command is being stopped."""
+
+
+_POOLS: dict[str, ProcessPoolExecutor] = {}
+_SPAWN_LOCK = threading.Lock()
+_SHUT_DOWN = False
+
+
+def call(kind: str, fn, *args, timeout: float | None = None):
+    """``fn(*args)`` (``fn`` importable by name, arguments picklable) in the child of
+    ``kind``; an exception ``fn`` raises there is raised here."""
+    from concurrent.futures import TimeoutError as FutureTimeout
+    from concurrent.futures.process import BrokenProcessPool
+
+    with _SPAWN_LOCK:  # no child starts while shutdown runs, or after it
+        if _SHUT_DOWN:
+            raise Stopped(kind)
+        future = _submit(kind, fn, args)
+    try:
+        return future.result(timeout=timeout)
+    except BrokenProcessPool:
+        kill(kind)
+        raise ChildDied(kind) from None
+    except FutureTimeout:
+        kill(kind)
+        raise ChildTimedOut(kind) from None
+
+
+def _submit(kind: str, fn, args: tuple):
+    """Submit to the kind's pool (created, or replaced, as needed; this spawns the child)."""
+    pool = _POOLS.get(kind)
+    if pool is not None and not all(p.is_alive() for p in pool._processes.values()):
+        # its child died with the thread that spawned it (PR_SET_PDEATHSIG follows the
+        # spawning thread), not of this program: start a new one
+        kill(kind)
+        pool = None
+    fresh = pool is None
+    if fresh:
+        pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=_exit_with_parent, initargs=(os.getpid(),))
+        _POOLS[kind] = pool
+        _register_shutdown()
+    with _quiet_xla_logs() if fresh else contextlib.nullcontext(), _main_not_reimported():
+        return pool.submit(fn, *args)
+
+
+def kill(kind: str) -> None:
+    """Kill and reap the child of ``kind`` (the next call starts a new one)."""
+    pool = _POOLS.pop(kind, None)
+    if pool is None:
+        return
+    processes = list(getattr(pool, "_processes", {}).values())
+    for process in processes:
+        if process.is_alive():
+            process.kill()
+    for process in processes:
+        process.join(timeout=5)
+    pool.shutdown(wait=False, cancel_futures=True)
+
+
+@contextlib.contextmanager
+def _quiet_xla_logs():
+    """XLA's INFO lines (device counts) are noise on the user's terminal: the child is
+    spawned (and copies the environment) with TF_CPP_MIN_LOG_LEVEL=1 unless the user set
+    it; this process's environment is left as it was."""
+    if "TF_CPP_MIN_LOG_LEVEL" in os.environ:
+        yield
+        return
+    os.environ["TF_CPP_MIN_LOG_LEVEL"] = "1"
+    try:
+        yield
+    finally:
+        del os.environ["TF_CPP_MIN_LOG_LEVEL"]
+
+
+@contextlib.contextmanager
+def _main_not_reimported():
+    """A spawned child re-imports the parent's ``__main__`` (its file or ``-m`` module):
+    from a script without ``if __name__ == "__main__":`` that re-runs the script, whose
+    check then cannot start a child and the pool breaks. The children need nothing of
+    ``__main__``, so it is hidden from multiprocessing while they spawn."""
+    main = sys.modules.get("__main__")
+    if main is None:
+        yield
+        return
+    saved = {key: main.__dict__[key] for key in ("__file__", "__spec__") if key in main.__dict__}
+    main.__dict__.pop("__file__", None)
+    main.__dict__["__spec__"] = None
+    try:
+        yield
+    finally:
+        main.__dict__.pop("__spec__", None)
+        main.__dict__.update(saved)
+
+
+def _exit_with_parent(parent: int) -> None:
+    """Child-process initializer: die with the parent (even one killed by SIGKILL, when
+    nothing could stop the child) instead of running on as an orphan. On Linux the kernel
+    does it (PR_SET_PDEATHSIG; an oracle's C++ call holds the GIL, so no thread of the
+    child could); elsewhere a thread polls the parent between calls."""
+    import ctypes
+    import signal as signal_module
+    import threading
+    import time
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal_module.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        def watch() -> None:
+            while os.getppid() == parent:
+                time.sleep(1.0)
+            os._exit(1)
+
+        threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+    if os.getppid() != parent:  # the parent was gone before the death signal was armed
+        os._exit(1)
+
+
+@functools.cache
+def _register_shutdown() -> None:
+    from .cli_common import on_abandon
+
+    on_abandon(shutdown)
+
+
+def shutdown() -> None:
+    """On SIGINT/SIGTERM: kill every child process of this one (the oracles, one still
+    being spawned, which no pool lists yet, and multiprocessing's resource tracker, whose
+    leak warnings would reach the user's terminal), then reap the pools'."""
+    global _SHUT_DOWN
+    from multiprocessing import resource_tracker
+
+    acquired = _SPAWN_LOCK.acquire(timeout=10)  # wait for a spawn under way to finish
+    _SHUT_DOWN = True
+    if acquired:
+        _SPAWN_LOCK.release()
+    tracker = getattr(resource_tracker._resource_tracker, "_pid", None)
+    children = _child_pids()
+    for pid in children:
+        if pid != tracker:
+            with contextlib.suppress(OSError):
+                os.kill(pid, 9)
+    for kind in list(_POOLS):
+        kill(kind)
+    if tracker in children:  # last: the pools' shutdown would relaunch it
+        with contextlib.suppress(OSError):
+            os.kill(tracker, 9)
+
+
+def _child_pids() -> list[int]:
+    """Direct children of this process (Linux /proc; elsewhere the pools' processes)."""
+    me, found = os.getpid(), []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return [pid for pool in _POOLS.values() for pid in getattr(pool, "_processes", {})]
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[-1].split()
+        if len(fields) > 1 and fields[1] == str(me):
+            found.append(int(entry))
+    return found
