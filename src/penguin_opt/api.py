@@ -115,3 +115,14 @@ def _module_op(module) -> ir.Operation:
     if isinstance(module, (ir.Operation, ir.OpView)):
         return module.operation
     raise TypeError(f"expected an ir.Module or its operation, got a {type(module).__name__}")
+
+
+__all__ = [
+    "Result",
+    "load",
+    "load_file",
+    "load_source",
+    "parse",
+    "run",
+    "to_text",
+]

@@ -99,5 +99,10 @@ def _penguin_check(argv: list[str]) -> int:
     return run_check(texts[0], texts[1], args, exact=False, resize_mode="mean")
 
 
+__all__ = [
+    "penguin_check_main",
+    "run_check",
+]
+
 if __name__ == "__main__":
     sys.exit(penguin_check_main())

@@ -36,3 +36,8 @@ def make_context(*, allow_unregistered: bool = False) -> ir.Context:
     sdy.register_dialect(ctx)
     ctx.allow_unregistered_dialects = allow_unregistered
     return ctx
+
+
+__all__ = [
+    "make_context",
+]

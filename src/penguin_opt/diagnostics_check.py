@@ -83,3 +83,13 @@ def verify(rendered: list[str], expected: list[Expected], file_name: str, *,
             f'{file_name}:{e.line}: error: expected {e.severity} "{e.text}" was not produced'
         )
     return problems
+
+
+__all__ = [
+    "DEFAULT_MARKER",
+    "Chunk",
+    "Expected",
+    "expectations",
+    "split_chunks",
+    "verify",
+]

@@ -44,3 +44,11 @@ def i64_matrix(rows: Sequence[Sequence[int]]) -> ir.Attribute:
 
 MHLO = Dialect("mhlo")
 STABLEHLO = Dialect("stablehlo")
+
+
+__all__ = [
+    "MHLO",
+    "STABLEHLO",
+    "Dialect",
+    "i64_matrix",
+]

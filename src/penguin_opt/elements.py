@@ -299,3 +299,15 @@ def constant_value(op: ir.Operation) -> np.ndarray | None:
     if not isinstance(attr, ir.DenseElementsAttr):
         return None
     return read_elements(attr)
+
+
+__all__ = [
+    "DTYPES",
+    "UnsupportedElementType",
+    "constant_value",
+    "dtype_of",
+    "is_float_key",
+    "make_elements",
+    "read_elements",
+    "type_key",
+]

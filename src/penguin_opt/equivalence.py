@@ -793,3 +793,26 @@ def load_npz_inputs(path: str, signature) -> list[list[np.ndarray]]:
     if all(a.ndim == len(s) + 1 for a, (s, _) in zip(arrays, signature, strict=True)) and arrays:
         return [[a[t] for a in arrays] for t in range(arrays[0].shape[0])]
     return [arrays]
+
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "ORACLES",
+    "NotCheckable",
+    "OutputReport",
+    "Report",
+    "check",
+    "compare_arrays",
+    "derived_tolerance",
+    "interpret",
+    "is_integral",
+    "load_npz_inputs",
+    "main_signature",
+    "prepare_for_interpreter",
+    "prepare_isolated",
+    "random_inputs",
+    "reduction_profile",
+    "reduction_size",
+    "run_xla",
+    "shutdown_children",
+]

@@ -306,3 +306,20 @@ def _remove_temporary() -> None:
     for tmp in list(_TEMPORARY):
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+
+
+__all__ = [
+    "MAX_NESTING",
+    "MLIR_BYTECODE_MAGIC",
+    "InputError",
+    "InputNotFoundError",
+    "OutputError",
+    "Source",
+    "format_mlir_error",
+    "module_bytecode",
+    "module_text",
+    "nesting_depth",
+    "parse_source",
+    "read_source",
+    "write_output",
+]

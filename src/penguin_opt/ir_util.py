@@ -220,3 +220,24 @@ def entry_function(module: ir.Operation) -> tuple[ir.Operation | None, list[ir.O
             return f, [g for g in funcs if is_public(g)]
     public = [f for f in funcs if is_public(f)]
     return (public[0] if len(public) == 1 else None), public
+
+
+__all__ = [
+    "UnreadableAttribute",
+    "attrs_of",
+    "create",
+    "defining_op_of",
+    "entry_function",
+    "functions",
+    "has_uses",
+    "i64_values",
+    "is_public",
+    "location_triple",
+    "native_stderr_captured",
+    "ops_named",
+    "ops_under",
+    "replace_op",
+    "static_shape",
+    "string_value",
+    "symbol_name",
+]

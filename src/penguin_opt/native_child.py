@@ -91,5 +91,11 @@ def _child(argv: list[str]) -> int:
     return 0
 
 
+__all__ = [
+    "ABORTING_PASSES",
+    "NativeAbort",
+    "run_isolated",
+]
+
 if __name__ == "__main__":
     sys.exit(_child(sys.argv[1:]))

@@ -242,3 +242,21 @@ def _restore_sort(op: ir.Operation) -> None:
     )
     op.regions[0].blocks[0].append_to(new.regions[0])
     replace_op(op, list(new.results))
+
+
+__all__ = [
+    "SORT_NAMES",
+    "expand",
+    "expand_sorts",
+    "fuse",
+    "fuse_back",
+    "fusion_skip_reason",
+    "is_penguin_sort",
+    "parse_allowing_penguin_sorts",
+    "parse_text",
+    "penguin_sorts",
+    "rebuild_sort",
+    "sort_dimension",
+    "to_bytecode",
+    "verify",
+]

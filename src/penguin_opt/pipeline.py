@@ -371,3 +371,16 @@ def print_timing(timings: list[tuple[str, float]], out=sys.stderr) -> None:
         share = 100.0 * seconds / total if total else 0.0
         print(f"  {seconds:8.4f} ({share:5.1f}%)  {name}", file=out)
     out.flush()
+
+
+__all__ = [
+    "VERIFY_MODES",
+    "Element",
+    "IRPrinting",
+    "Pipeline",
+    "PipelineError",
+    "parse_pipeline",
+    "print_statistics",
+    "print_timing",
+    "split_top_level",
+]

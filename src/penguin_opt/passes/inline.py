@@ -267,3 +267,8 @@ def _enclosing_function_name(op: ir.Operation) -> str | None:
     while parent is not None and parent.name != "func.func":
         parent = parent.parent
     return None if parent is None else string_value(parent.attributes["sym_name"])
+
+
+__all__ = [
+    "Inline",
+]

@@ -649,3 +649,18 @@ class RemoveDeadZeroSizedTensorOps(Rewriter):
         csts = [sweep.constant(a, before=op) for a in attrs]
         sweep.replace(op, [c.result for c in csts])
         return None
+
+
+__all__ = [
+    "CanonicalizeTupleOp",
+    "FuseIotaSort",
+    "LowerResizeNearestGrad",
+    "RemoveDeadZeroSizedTensorOps",
+    "ReplaceBroadcastInDimWithConstants",
+    "ReplaceBroadcastsWithBroadcastInDim",
+    "ReplaceConvertsWithConstants",
+    "ReplaceGetDimensionSize",
+    "ReplaceInvalidBackendConfigs",
+    "Rewriter",
+    "broadcast_in_dim",
+]
