@@ -34,7 +34,7 @@ def test_run_accepts_a_module_and_its_operation():
     op = penguin_opt.parse(SIMPLE)
     penguin_opt.run(op, "stablehlo-canonicalize-for-penguin")
     assert "dense<3>" in penguin_opt.to_text(op)
-    with pytest.raises(TypeError, match="expected an ir.Module"):
+    with pytest.raises(TypeError, match=r"expected an ir\.Module"):
         penguin_opt.run("not a module", "cse")
 
 
@@ -67,7 +67,8 @@ def test_penguin_check_missing_file_is_one_line(tmp_path):
                            tmp_path / "missing.mlir"], capture_output=True, text=True)
     assert proc.returncode == 1
     lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and "missing.mlir: error: cannot read input" in lines[0]
+    assert len(lines) == 1
+    assert "missing.mlir: error: cannot read input" in lines[0]
 
 
 def test_check_signature_is_the_documented_one():

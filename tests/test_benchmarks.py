@@ -52,10 +52,12 @@ def test_floor_stays_below_the_passes(small_run, monkeypatch):
         r = ModuleResult(**{**raw, "times": {k: Timing(**t) for k, t in raw["times"].items()}})
         f = r.floor
         assert f, f"no floor for {r.name} {r.dialect} (the floor child failed)"
-        assert f["creates"] > 0 and f["erases"] > 0
+        assert f["creates"] > 0
+        assert f["erases"] > 0
         for key in ("create_us", "clone_us", "erase_us"):
             assert 0 < f[key] < 1000, key
-        assert 0 < f["walk"] and 0 < f["verify"]
+        assert 0 < f["walk"]
+        assert 0 < f["verify"]
         assert r.floor_cpu(verify=False) < r.floor_cpu()
         assert r.floor_cpu() < r.times["both"].cpu, (r.name, r.dialect)
 
@@ -88,8 +90,10 @@ def test_net_edits_count_what_the_output_changes_by_name(monkeypatch):
         assert op_names(module)["stablehlo.constant"] == 1
         edits = net_edits(module, "stablehlo-canonicalize-for-penguin,stablehlo-canonicalize-conv")
         names = op_names(module)
-    assert names["stablehlo.constant"] == 3 and names["stablehlo.convert"] == 0
-    assert names["stablehlo.broadcast"] == 0 and names["stablehlo.broadcast_in_dim"] == 0
+    assert names["stablehlo.constant"] == 3
+    assert names["stablehlo.convert"] == 0
+    assert names["stablehlo.broadcast"] == 0
+    assert names["stablehlo.broadcast_in_dim"] == 0
     assert edits == {"creates": 2, "erases": 2}
 
 
@@ -134,7 +138,8 @@ def test_net_edits_do_not_count_ops_inside_created_regions(monkeypatch):
         module = parse_text(REGION, "region")
         edits = net_edits(module, "stablehlo-canonicalize-for-penguin")
         names = op_names(module)
-    assert names["stablehlo.reduce_window"] == 1 and names["stablehlo.custom_call"] == 0
+    assert names["stablehlo.reduce_window"] == 1
+    assert names["stablehlo.custom_call"] == 0
     assert "stablehlo.add" not in names  # inside the reduce_window's body
     created = sum(n for name, n in names.items() if name != "func.return")
     assert edits == {"creates": created, "erases": 1}
@@ -162,7 +167,9 @@ def test_native_probe_runs_and_checks_itself(tmp_path):
     assert [row[2].strip() for row in rows] == ["stablehlo", "mhlo"] * 2  # the two tables
     assert [len(row) for row in rows] == [12, 12, 8, 8]
     data = json.loads(proc.stdout.splitlines()[0].split(": ", 1)[1])
-    assert data["ops"] == 1059 and data["zero_sized"] == 22 and data["adds"] > 0
+    assert data["ops"] == 1059
+    assert data["zero_sized"] == 22
+    assert data["adds"] > 0
     # the native walk is the cheap one; a wrong address would have crashed or miscounted
     assert 0 < data["native_walk"] < data["python_walk"]
     # one whole rewrite, natively and in Python, with the same output (checked by the probe)
@@ -178,7 +185,8 @@ def test_elf_reader_finds_local_functions_and_refuses_the_rest(monkeypatch, tmp_
 
     lib = jaxlib_library()
     found = elf_functions(lib, ["mlirOperationWalk", "mlirOperationGetName"])
-    assert len(set(found.values())) == 2 and all(v > 0 for v in found.values())
+    assert len(set(found.values())) == 2
+    assert all(v > 0 for v in found.values())
     with pytest.raises(ProbeError, match="mlirNoSuchFunction defined 0 times"):
         elf_functions(lib, ["mlirNoSuchFunction"])
     with pytest.raises(ProbeError, match="mlirOperationWalk defined 0 times"):

@@ -647,7 +647,8 @@ func.func @main(%x: tensor<4x8x8x2xf32>, %w: tensor<3x3x2x2xf32>, %dy: tensor<3x
         loud, _ = canonicalize(text, ALL_ON)
     assert loud == quiet
     logged = [r.getMessage() for r in caplog.records]
-    assert len(logged) == 4 and all("backward convolution" in m for m in logged), logged
+    assert len(logged) == 4, logged
+    assert all("backward convolution" in m for m in logged), logged
 
 
 # --------------------------------------------------------------------------- real layers
@@ -857,9 +858,12 @@ def test_sweep_cases_cover_the_grid():
     cases = _sweep_cases(600)
     strides = {s for c in cases for s in c.strides}
     kernels = {k for c in cases for k in c.kernel}
-    assert strides == {1, 2, 3, 4} and kernels == set(range(1, 8))
-    assert {c.layout for c in cases} == set(LAYOUTS) and {c.dtype for c in cases} == set(DTYPES)
-    assert any(c.fgc > 1 for c in cases) and any(c.bgc > 1 for c in cases)
+    assert strides == {1, 2, 3, 4}
+    assert kernels == set(range(1, 8))
+    assert {c.layout for c in cases} == set(LAYOUTS)
+    assert {c.dtype for c in cases} == set(DTYPES)
+    assert any(c.fgc > 1 for c in cases)
+    assert any(c.bgc > 1 for c in cases)
     assert any(lo < 0 or hi < 0 for c in cases for lo, hi in c.padding)
     assert math.prod(len(x) for x in (strides, kernels)) == 28
 
@@ -954,7 +958,7 @@ def _rewrite_rereading_geometry(text: str, dialect: str) -> str:
     from penguin_opt.ir_util import functions
 
     conv_geometry, convolutions = cc.conv_geometry, cc.convolutions
-    ExplicitlyPad, ExplicitlyStride = cc.ExplicitlyPad, cc.ExplicitlyStride  # noqa: N806
+    ExplicitlyPad, ExplicitlyStride = cc.ExplicitlyPad, cc.ExplicitlyStride
     with module.context, ir.Location.unknown(module.context):
         sweep = Sweep(d, "x", RunState(), {})
         eligible = [c for c in convolutions(functions(module), d) if gate.reject(c, d) is None]

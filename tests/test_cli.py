@@ -32,9 +32,11 @@ def test_bundled_example_end_to_end():
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout.decode()
     assert '"stablehlo.sort"(%arg0) <{dimension = 1' in out
-    assert "stablehlo.iota" not in out and "stablehlo.convert %cst" not in out
+    assert "stablehlo.iota" not in out
+    assert "stablehlo.convert %cst" not in out
     stats = proc.stderr.decode()
-    assert "fuseIotaSort" in stats and "1 rewritten" in stats
+    assert "fuseIotaSort" in stats
+    assert "1 rewritten" in stats
 
 
 def test_output_file_written_atomically_and_input_untouched(tmp_path):
@@ -94,7 +96,7 @@ def test_pass_error_writes_nothing(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "args,needle",
+    ("args", "needle"),
     [
         (["-p", "no-such-pass"], "unknown pass 'no-such-pass'"),
         (["-p", "stablehlo-canonicalize-for-penguin{bogus=1}"], "unknown option 'bogus'"),
@@ -120,7 +122,8 @@ def test_usage_errors_exit_2(args, needle, tmp_path):
     proc = penguin_opt(src, *args)
     assert proc.returncode == 2, proc.stderr
     err = proc.stderr.decode().strip()
-    assert len(err.splitlines()) == 1 and needle in err, err
+    assert len(err.splitlines()) == 1, err
+    assert needle in err, err
 
 
 def test_missing_input_file():
@@ -284,7 +287,8 @@ def test_split_input_file_statistics_sum_over_chunks(tmp_path):
     assert proc.returncode == 0, proc.stderr
     stats = proc.stderr.decode()
     block = stats[stats.index("replaceGetDimensionSize"):]
-    assert "2 matched" in block.splitlines()[1] and "2 rewritten" in block.splitlines()[2]
+    assert "2 matched" in block.splitlines()[1]
+    assert "2 rewritten" in block.splitlines()[2]
 
 
 def test_verify_each_flag_before_the_input(tmp_path):
@@ -295,7 +299,8 @@ def test_verify_each_flag_before_the_input(tmp_path):
         assert proc.returncode == 0, (flag, proc.stderr)
         assert b"stablehlo.constant dense<3>" in proc.stdout
     proc = penguin_opt("--verify-each=maybe", src, "-p", "inline")
-    assert proc.returncode == 2 and b"Traceback" not in proc.stderr
+    assert proc.returncode == 2
+    assert b"Traceback" not in proc.stderr
 
 
 def test_inline_with_a_complex_module_attribute(tmp_path):
@@ -315,4 +320,5 @@ def test_inline_with_a_complex_module_attribute(tmp_path):
 """)
     proc = penguin_opt(src, "-p", "inline")
     assert proc.returncode == 0, proc.stderr
-    assert b"@a" not in proc.stdout and b"stablehlo.add %arg0, %arg0" in proc.stdout
+    assert b"@a" not in proc.stdout
+    assert b"stablehlo.add %arg0, %arg0" in proc.stdout

@@ -133,7 +133,8 @@ class Interpreter:
             in_path = Path(self._dir.name) / "in.bin"
             out_path = Path(self._dir.name) / "out.bin"
             in_path.write_bytes(values.tobytes())
-            assert self._proc.stdin is not None and self._proc.stdout is not None
+            assert self._proc.stdin is not None
+            assert self._proc.stdout is not None
             try:
                 self._proc.stdin.write(f"{src} {dst} {in_path} {out_path}\n")
                 self._proc.stdin.flush()
@@ -506,17 +507,18 @@ def test_shape_and_dtype(shape: tuple[int, ...]) -> None:
     values = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape) - 2.5
     for dst in KEYS:
         out = convert_array(values, "f32", dst)
-        assert out.shape == shape and out.dtype == DTYPES[dst]
+        assert out.shape == shape
+        assert out.dtype == DTYPES[dst]
     splat = np.broadcast_to(np.float32(1.5), (4, 4))
     assert convert_array(splat, "f32", "bf16").tolist() == [[1.5] * 4] * 4
 
 
 def test_rejects_bad_input() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="does not match element type f64"):
         convert_array(np.zeros(2, np.float32), "f64", "f32")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="unsupported convert f32 -> tf32"):
         convert_array(np.zeros(2, np.float32), "f32", "tf32")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="unsupported convert index -> f32"):
         convert_array(np.zeros(2, np.float32), "index", "f32")
 
 
@@ -550,7 +552,7 @@ def test_f32_to_bf16_speed() -> None:
 # Fast paths (numpy's own casts) against the exact general path, bit for bit.
 # --------------------------------------------------------------------------------------
 
-from penguin_opt import convert_math as _cm  # noqa: E402
+from penguin_opt import convert_math as _cm  # noqa: E402 - the fast-path tests
 
 FAST_PAIRS = sorted(_cm._FAST_PATHS)
 INT_RANGES = {key: (int(np.iinfo(DTYPES[key]).min), int(np.iinfo(DTYPES[key]).max))
@@ -746,7 +748,8 @@ def test_e8m0_convert_fold_follows_the_jaxlib() -> None:
     stats = result.statistics["stablehlo-canonicalize-for-penguin"]["replaceConvertsWithConstants"]
     text = penguin_opt.to_text(module)
     if E8M0_CONVERTS_AS_MODELLED:
-        assert stats.rewritten == 1 and "stablehlo.convert" not in text
+        assert stats.rewritten == 1
+        assert "stablehlo.convert" not in text
     else:
         assert stats.skipped["element-type-semantics-vary-by-jaxlib"] == 1
         assert "stablehlo.convert" in text

@@ -51,7 +51,7 @@ NOT_CHECKABLE = {
 }
 
 
-@pytest.mark.parametrize("text,pipeline", list(_cases()))
+@pytest.mark.parametrize(("text", "pipeline"), list(_cases()))
 def test_chunk_keeps_results(text: str, pipeline: str):
     before = penguin_opt.load(text)
     before_text = penguin_opt.to_text(before)
@@ -63,7 +63,7 @@ def test_chunk_keeps_results(text: str, pipeline: str):
         report = check(before_text, after_text, seed=1, trials=2, rtol=rtol, resize_mode=mode)
     except NotCheckable as err:
         reasons = [k for k, pattern in NOT_CHECKABLE.items() if pattern.search(text)]
-        assert reasons, f"unexpectedly not checkable: {err}"
+        assert reasons, f"unexpectedly not checkable: {err}"  # noqa: PT017 - then skip
         pytest.skip(f"not checkable ({', '.join(reasons)}): {err}")
     assert report.outputs, "no outputs compared"
     assert report.ok, report.table()

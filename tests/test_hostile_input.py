@@ -149,7 +149,8 @@ def test_interrupted_run_exits_quietly_without_output(tmp_path, sig, code, stage
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == code, err.decode()[-500:]
     assert err == b""
-    assert not out.exists() and not list(tmp_path.glob(".penguin-opt-*"))
+    assert not out.exists()
+    assert not list(tmp_path.glob(".penguin-opt-*"))
 
 
 # ----------------------------------------------------------------------- the checker
@@ -160,7 +161,8 @@ def test_checker_different_outputs_are_a_mismatch(tmp_path, before, after):
     a, b = write(tmp_path, "a.mlir", before), write(tmp_path, "b.mlir", after)
     proc = run(a, b, tool="penguin_opt.check_cli")
     assert proc.returncode == 3, proc.stderr
-    assert b"the results differ" in proc.stderr and b"Traceback" not in proc.stderr
+    assert b"the results differ" in proc.stderr
+    assert b"Traceback" not in proc.stderr
 
 
 @pytest.mark.parametrize("flag", [["--trials", "0"], ["--rtol", "-1"], ["--rtol", "nan"],
@@ -175,7 +177,7 @@ def test_checker_numeric_options_are_validated(tmp_path, flag):
 def test_checker_api_validates_too():
     for kwargs in ({"trials": 0}, {"rtol": -1.0}, {"atol": float("nan")}, {"seed": -1},
                    {"timeout": 0}):
-        with pytest.raises(ValueError):
+        with pytest.raises(ValueError, match="must be"):
             equivalence.check(ADD, ADD, **kwargs)
 
 
@@ -282,7 +284,8 @@ def test_full_disk_and_closed_streams_are_one_line():
         assert_one_line_error(proc, 1, "cannot write output")
     proc = subprocess.run(f"{sys.executable} -m penguin_opt {EXAMPLE} -p cse | head -c 1",
                           shell=True, capture_output=True, cwd=ROOT)
-    assert b"Traceback" not in proc.stderr and b"Broken" not in proc.stderr
+    assert b"Traceback" not in proc.stderr
+    assert b"Broken" not in proc.stderr
 
 
 def test_missing_input_with_an_existing_output(tmp_path):
@@ -449,7 +452,8 @@ def test_verify_diagnostics_failure_writes_no_output(tmp_path):
                                                     "  %0"))
     out = tmp_path / "out.mlir"
     proc = run(src, "-p", "cse", "--verify-diagnostics", "-o", out)
-    assert proc.returncode == 1 and not out.exists()
+    assert proc.returncode == 1
+    assert not out.exists()
 
 
 def test_split_input_file_with_check_equivalence_is_refused(tmp_path):

@@ -155,17 +155,19 @@ def test_dump_pass_pipeline_spells_out_every_option():
     line = next(x for x in err.splitlines() if x.startswith("builtin.module("))
     assert "inline{max-depth=64 max-inlined-ops=2000000}" in line
     assert "broadcast-num-elements-to-fold=65536" in line
-    assert "canonicalize{" in line and "max-iterations=10" in line
+    assert "canonicalize{" in line
+    assert "max-iterations=10" in line
 
 
 def test_mlir_pass_statistics_is_an_alias():
     a = run(EXAMPLE, "-p", PIPELINE, "--pass-statistics")
     b = run(EXAMPLE, "-p", PIPELINE, "--mlir-pass-statistics")
     assert a.returncode == b.returncode == 0
-    assert b"Pass statistics report" in a.stderr and a.stderr == b.stderr
+    assert b"Pass statistics report" in a.stderr
+    assert a.stderr == b.stderr
 
 
-@pytest.mark.parametrize("value,verified", [("1", True), ("true", True), ("0", False),
+@pytest.mark.parametrize(("value", "verified"), [("1", True), ("true", True), ("0", False),
                                             ("false", False)])
 def test_verify_each_takes_mlir_opt_booleans(value, verified):
     proc = run(EXAMPLE, f"--verify-each={value}", "-p", PIPELINE)
@@ -200,9 +202,11 @@ def test_split_input_file_continues_after_a_failed_chunk(tmp_path):
     out = proc.stdout.decode()
     # the first and last chunks' results are printed, separated by the output marker
     assert out.count("// -----") == 2
-    assert "dense<3>" in out and "dense<4>" in out
+    assert "dense<3>" in out
+    assert "dense<4>" in out
     err = proc.stderr.decode().strip().splitlines()
-    assert len(err) == 1 and f"{src}:7:" in err[0]
+    assert len(err) == 1
+    assert f"{src}:7:" in err[0]
     # with -o, a failed chunk means no output file (as mlir-opt)
     target = tmp_path / "out.mlir"
     assert run(src, "-p", "cse", "--split-input-file", "-o", target).returncode == 1
@@ -217,7 +221,8 @@ def test_split_input_file_with_markers(tmp_path):
                "--split-input-file=#### split", "--output-split-marker=// ===")
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout.decode()
-    assert out.count("// ===\n") == 2 and "// -----" not in out
+    assert out.count("// ===\n") == 2
+    assert "// -----" not in out
 
 
 def test_verify_diagnostics_fails_on_unexpected_warnings(tmp_path):
@@ -267,4 +272,5 @@ def test_broken_pipe_exits_quietly():
     proc = subprocess.run(f"{sys.executable} -m penguin_opt --list-passes | head -1",
                           shell=True, capture_output=True, cwd=ROOT)
     assert proc.stdout.decode().startswith("penguin-opt passes:")
-    assert b"Traceback" not in proc.stderr and b"BrokenPipe" not in proc.stderr
+    assert b"Traceback" not in proc.stderr
+    assert b"BrokenPipe" not in proc.stderr

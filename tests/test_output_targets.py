@@ -57,7 +57,8 @@ def test_symlink_target_keeps_its_inode(tmp_path):
     inode = os.stat(target).st_ino
     proc = penguin_opt("-o", link)
     assert proc.returncode == 0, proc.stderr
-    assert link.is_symlink() and os.stat(target).st_ino == inode
+    assert link.is_symlink()
+    assert os.stat(target).st_ino == inode
     assert target.read_bytes() == expected()
 
 
@@ -83,10 +84,12 @@ def test_unwritable_output_is_one_line(tmp_path, where):
     proc = penguin_opt("-o", tmp_path / where)
     assert proc.returncode == 1
     lines = proc.stderr.decode().strip().splitlines()
-    assert len(lines) == 1 and "cannot write output" in lines[0], proc.stderr
+    assert len(lines) == 1, proc.stderr
+    assert "cannot write output" in lines[0], proc.stderr
     assert not list(tmp_path.glob("**/.penguin-opt-*"))
 
 
 def test_dev_stdout_is_stdout():
     proc = penguin_opt("-o", "/dev/stdout")
-    assert proc.returncode == 0 and proc.stdout == expected()
+    assert proc.returncode == 0
+    assert proc.stdout == expected()

@@ -78,7 +78,7 @@ def test_valid_pipelines_pass_in_every_mode():
             assert result.module.verify()
 
 
-@pytest.mark.parametrize("flag,code", [("--verify-each", 0), ("--verify-each=true", 0),
+@pytest.mark.parametrize(("flag", "code"), [("--verify-each", 0), ("--verify-each=true", 0),
                                        ("--verify-each=false", 0), ("--verify-each=maybe", 2)])
 def test_cli_flag(tmp_path, flag, code):
     import subprocess
@@ -106,7 +106,7 @@ PENGUIN_SORT_INPUT = """module {
 """
 
 
-@pytest.mark.parametrize("pipeline,verify", [("canonicalize", "default"),
+@pytest.mark.parametrize(("pipeline", "verify"), [("canonicalize", "default"),
                                              ("inline,canonicalize", "default"),
                                              ("canonicalize", "off")])
 def test_penguin_sorts_in_the_input_are_expanded_for_native_passes(pipeline, verify):
@@ -118,7 +118,8 @@ def test_penguin_sorts_in_the_input_are_expanded_for_native_passes(pipeline, ver
     with result.module.context:
         assert result.module.verify()
     text = penguin_opt_text(result)
-    assert '"mhlo.iota"' in text and '"mhlo.sort"(%0)' in text
+    assert '"mhlo.iota"' in text
+    assert '"mhlo.sort"(%0)' in text
 
 
 def run_text(text, pipeline, verify):

@@ -37,7 +37,7 @@ def penguin_opt(*args) -> list[str]:
     return [x.strip() for x in proc.stdout.splitlines()]
 
 
-@pytest.mark.parametrize("anchor,source,before_cmd,after_cmd", [
+@pytest.mark.parametrize(("anchor", "source", "before_cmd", "after_cmd"), [
     ("Before and after (`penguin-opt examples/argsort_model.mlir", None,
      ["examples/argsort_model.mlir", "-p", "inline"],
      ["examples/argsort_model.mlir", "-p", "inline,stablehlo-canonicalize-for-penguin"]),
@@ -46,7 +46,8 @@ def penguin_opt(*args) -> list[str]:
 ])
 def test_before_after_blocks_are_real_output(anchor, source, before_cmd, after_cmd):
     before, after = halves(block_after(anchor))
-    assert before and after
+    assert before
+    assert after
     real_before = ([x.strip() for x in (ROOT / source).read_text().splitlines()]
                    if source else penguin_opt(*before_cmd))
     real_after = penguin_opt(*after_cmd)

@@ -36,7 +36,8 @@ def test_op_id_is_the_op_not_the_python_object():
     with module.context:
         block = module.regions[0].blocks[0].operations[0].regions[0].blocks[0]
         first, again = block.operations[3].operation, block.operations[3].operation
-        assert first is not again and _compat.op_id(first) == _compat.op_id(again)
+        assert first is not again
+        assert _compat.op_id(first) == _compat.op_id(again)
         before = _compat.op_id(first)
         first.attributes["tag"] = ir.UnitAttr.get()
         assert _compat.op_id(again) == before

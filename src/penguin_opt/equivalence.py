@@ -68,7 +68,7 @@ class Report:
         ]
         for o in self.outputs:
             lines.append(
-                f"{o.index:>6}  {col(o.oracle)}{str(list(o.shape)):<16} {o.dtype:<12} "
+                f"{o.index:>6}  {col(o.oracle)}{list(o.shape)!s:<16} {o.dtype:<12} "
                 f"{o.max_abs:>10.3g} {o.max_rel:>10.3g}  {'ok' if o.ok else 'MISMATCH'}"
             )
         if self.problem:

@@ -1324,9 +1324,9 @@ REQUIRED = tuple((unit, v) for unit, variants in VARIANTS.items() for v in varia
 
 __all__ = [
     "CONV",
-    "IN_PLACE",
     "DIALECTS",
     "FOR_PENGUIN",
+    "IN_PLACE",
     "MHLO_NEAR_MISS_REASONS",
     "NEAR_MISS_REASONS",
     "REQUIRED",
