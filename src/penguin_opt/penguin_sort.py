@@ -67,16 +67,18 @@ def fuse(sort: ir.Operation, iota: ir.Operation, *, replace=replace_op,
 
 
 def rebuild_sort(
-    sort: ir.Operation, operands: list[ir.Value], name: str | None = None, *, replace=replace_op
+    sort: ir.Operation, operands: list[ir.Value], name: str | None = None, *, replace=replace_op,
+    attributes: dict[str, ir.Attribute] | None = None,
 ) -> ir.Operation:
-    """A sort with ``operands``, ``sort``'s results, attributes and comparator; replaces it
-    (through ``replace(old, values)``: a pass's sweep passes its own, which erases through
-    the op's canonical object)."""
+    """A sort with ``operands``, ``sort``'s results, attributes (or ``attributes``) and
+    comparator, named ``name`` (default: ``sort``'s); replaces it (through
+    ``replace(old, values)``: a pass's sweep passes its own, which erases through the op's
+    canonical object)."""
     new = create(
         name or sort.name,
         [r.type for r in sort.results],
         operands,
-        attrs_of(sort),
+        attrs_of(sort) if attributes is None else attributes,
         before=sort,
         regions=1,
     )
@@ -183,11 +185,7 @@ def to_bytecode(module_op: ir.Operation) -> bytes:
     try:
         for sort in penguin_sorts(target) if sorts else ():
             prefix = sort.name.split(".")[0]
-            stand_in = create(f"{_UNVERIFIED_PREFIX}{prefix}_sort",
-                              [r.type for r in sort.results], list(sort.operands),
-                              attrs_of(sort), before=sort, regions=1)
-            sort.regions[0].blocks[0].append_to(stand_in.regions[0])
-            replace_op(sort, list(stand_in.results))
+            rebuild_sort(sort, list(sort.operands), f"{_UNVERIFIED_PREFIX}{prefix}_sort")
         buffer = io.BytesIO()
         target.write_bytecode(buffer)
         return buffer.getvalue()
@@ -232,16 +230,7 @@ def _restore_sort(op: ir.Operation) -> None:
             named = inherent[i]
             attributes[named.name] = named.attr
     prefix = op.name[len(_UNVERIFIED_PREFIX) : -len("_sort")]
-    new = create(
-        f"{prefix}.sort",
-        [r.type for r in op.results],
-        list(op.operands),
-        attributes,
-        before=op,
-        regions=1,
-    )
-    op.regions[0].blocks[0].append_to(new.regions[0])
-    replace_op(op, list(new.results))
+    rebuild_sort(op, list(op.operands), f"{prefix}.sort", attributes=attributes)
 
 
 __all__ = [
