@@ -71,10 +71,11 @@ JAXLIB_VERSION: tuple[int, ...] = _jaxlib_version()
 _INLINE_TAKES_BLOCK = JAXLIB_VERSION < (0, 10, 1)
 _HLO_MODULE_IN_JAX = JAXLIB_VERSION < (0, 10, 2)
 
-# The reference interpreter's f8E8M0FNU conversions (LLVM's APFloat) changed between
-# jaxlib 0.10.2 and 0.12.0.1: a negative value used to keep a sign bit in bit 7 (what
-# convert_math reproduces, measured on 0.9.2 and 0.10.2), and now loses it; the NaN also
-# reads differently. Where the installed interpreter is not known to match convert_math,
+# The reference interpreter's f8E8M0FNU conversions (LLVM's APFloat) changed after
+# jaxlib 0.10.2: a negative value used to keep a sign bit in bit 7 (what convert_math
+# reproduces, measured on 0.9.2 and 0.10.2) and loses it in 0.12.0.1; the NaN 0xff reads
+# as NaN instead of inf from 0.11.2 on (measured), while 0.11.2 still converts to
+# f8E8M0FNU as 0.10.2 did. Where the installed interpreter is not known to match convert_math,
 # replaceConvertsWithConstants leaves f8E8M0FNU converts alone (results unchanged).
 E8M0_CONVERTS_AS_MODELLED: bool = JAXLIB_VERSION <= (0, 10, 2)
 
