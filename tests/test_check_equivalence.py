@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from support.programs import MALFORMED_DYNAMIC_CONV
 
 from penguin_opt.equivalence import NotCheckable, check
 
@@ -187,19 +188,7 @@ def test_conversion_abort_is_not_checkable(tmp_path):
     rank-5 operands and two spatial dimensions (mlir-hlo's canonicalize/convolution.mlir);
     the checker's conversion runs in a child. (jaxlib 0.12 rejects the op with a verifier
     error instead of aborting: not checkable as well.)"""
-    conv = """func.func @main(%arg0: tensor<1x8x8x32x207xf32>, %arg1: tensor<3x3x32x207x16xf32>) -> tensor<32x1x8x8x16xf32> {
-  %pad = arith.constant dense<[2, 0, 1, 1]> : tensor<4xi64>
-  %0 = "mhlo.dynamic_conv"(%arg0, %arg1, %pad) {batch_group_count = 1 : i64,
-    dimension_numbers = #mhlo.conv<raw input_batch_dimension = 0, input_feature_dimension = 4,
-      input_spatial_dimensions = [1, 2], kernel_input_feature_dimension = 3,
-      kernel_output_feature_dimension = 4, kernel_spatial_dimensions = [0, 1],
-      output_batch_dimension = 1, output_feature_dimension = 4, output_spatial_dimensions = [2, 3]>,
-    feature_group_count = 1 : i64, lhs_dilation = dense<1> : tensor<2xi64>, padding = dense<1> : tensor<2x2xi64>,
-    rhs_dilation = dense<1> : tensor<2xi64>, window_strides = dense<1> : tensor<2xi64>} :
-       (tensor<1x8x8x32x207xf32>, tensor<3x3x32x207x16xf32>, tensor<4xi64>) -> tensor<32x1x8x8x16xf32>
-  func.return %0 : tensor<32x1x8x8x16xf32>
-}
-"""
+    conv = MALFORMED_DYNAMIC_CONV
     with pytest.raises(NotCheckable, match=r"aborted the process|cannot convert the program"):
         check(conv, conv, oracle="auto")
 

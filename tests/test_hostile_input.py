@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from support.hostile import ROOT, assert_kept_promises, assert_one_line_error, error_lines, run
+from support.programs import MALFORMED_DYNAMIC_CONV
 
 import penguin_opt
 from penguin_opt import equivalence
@@ -42,19 +43,6 @@ FOREVER = """func.func @main(%x: tensor<f32>) -> tensor<f32> {
       stablehlo.return %y : tensor<f32>
     }
   return %0 : tensor<f32>
-}
-"""
-DYNAMIC_CONV = """func.func @main(%arg0: tensor<1x8x8x32x207xf32>, %arg1: tensor<3x3x32x207x16xf32>) -> tensor<32x1x8x8x16xf32> {
-  %pad = arith.constant dense<[2, 0, 1, 1]> : tensor<4xi64>
-  %0 = "mhlo.dynamic_conv"(%arg0, %arg1, %pad) {batch_group_count = 1 : i64,
-    dimension_numbers = #mhlo.conv<raw input_batch_dimension = 0, input_feature_dimension = 4,
-      input_spatial_dimensions = [1, 2], kernel_input_feature_dimension = 3,
-      kernel_output_feature_dimension = 4, kernel_spatial_dimensions = [0, 1],
-      output_batch_dimension = 1, output_feature_dimension = 4, output_spatial_dimensions = [2, 3]>,
-    feature_group_count = 1 : i64, lhs_dilation = dense<1> : tensor<2xi64>, padding = dense<1> : tensor<2x2xi64>,
-    rhs_dilation = dense<1> : tensor<2xi64>, window_strides = dense<1> : tensor<2xi64>} :
-       (tensor<1x8x8x32x207xf32>, tensor<3x3x32x207x16xf32>, tensor<4xi64>) -> tensor<32x1x8x8x16xf32>
-  func.return %0 : tensor<32x1x8x8x16xf32>
 }
 """
 
@@ -110,7 +98,7 @@ def test_nesting_beyond_the_limit_is_one_line(tmp_path, text):
 
 def test_native_pass_abort_is_one_line(tmp_path):
     """jaxlib up to 0.10.2 aborts in this conversion (LLVM ERROR); 0.12 rejects the op."""
-    src = write(tmp_path, "conv.mlir", DYNAMIC_CONV)
+    src = write(tmp_path, "conv.mlir", MALFORMED_DYNAMIC_CONV)
     out = tmp_path / "out.mlir"
     proc = run(src, "-p", "hlo-legalize-to-stablehlo", "-o", out)
     failed_without_output(proc, out, 1, "conv.mlir")

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.hostile import run
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "argsort_model.mlir"
@@ -31,11 +32,6 @@ func.func @main(%arg0: tensor<4xf32>) -> tensor<i32> {
 
 HELPER_NAMES = ("penguin-opt-verify", "penguin-sort-expand", "penguin-sort-refuse",
                 "penguin-sort-fuse", "penguin.expanded_sort")
-
-
-def run(*args, stdin: bytes | None = None, entry=("-m", "penguin_opt")):
-    return subprocess.run([sys.executable, *entry, *map(str, args)], input=stdin,
-                          capture_output=True, cwd=ROOT)
 
 
 def dumps(stderr: str) -> list[str]:
@@ -261,8 +257,8 @@ def test_list_passes_includes_native_passes():
 def test_version_and_module_entry_point():
     from penguin_opt import __version__
 
-    for entry in (("-m", "penguin_opt"), ("-m", "penguin_opt.cli")):
-        proc = run("--version", entry=entry)
+    for tool in ("penguin_opt", "penguin_opt.cli"):
+        proc = run("--version", tool=tool)
         assert proc.returncode == 0
         assert proc.stdout.decode().strip() == f"penguin-opt {__version__}"
     assert re.fullmatch(r"\d+\.\d+\.\d+.*", __version__)

@@ -245,38 +245,26 @@ class Parser(argparse.ArgumentParser):
         return out
 
 
-def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got '{text}'") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {value}")
-    return value
+def _number(kind: type, what: str, *, positive: bool):
+    """An argparse type: a finite ``kind`` (int or float) >= 0, or > 0 if ``positive``."""
+    bound = "> 0" if positive else ">= 0"
+
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got '{text}'") from None
+        if not math.isfinite(value) or value < 0 or (positive and value == 0):
+            raise argparse.ArgumentTypeError(f"expected {what} {bound}, got {text}")
+        return value
+
+    return parse
 
 
-def _positive_int(text: str) -> int:
-    value = _non_negative_int(text)
-    if value == 0:
-        raise argparse.ArgumentTypeError("expected a positive integer, got 0")
-    return value
-
-
-def _tolerance(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got '{text}'") from None
-    if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text}")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    value = _tolerance(text)
-    if value == 0:
-        raise argparse.ArgumentTypeError("expected a number > 0, got 0")
-    return value
+_non_negative_int = _number(int, "an integer", positive=False)
+_positive_int = _number(int, "an integer", positive=True)
+_tolerance = _number(float, "a finite number", positive=False)
+_positive_float = _number(float, "a finite number", positive=True)
 
 
 def add_check_options(p: argparse.ArgumentParser) -> None:

@@ -20,7 +20,7 @@ from typing import ClassVar
 from jaxlib.mlir import ir, passmanager
 
 from .._compat import inlined_func_call
-from ..ir_util import functions, ops_named, string_value, symbol_name
+from ..ir_util import functions, ops_named, ops_under, string_value, symbol_name
 from .base import Diagnostic, ModulePass, PassError, RunState, Severity, option
 
 
@@ -248,18 +248,7 @@ def _on_cycles(graph: dict[str, set[str]]) -> set[str]:
 
 def _op_count(op: ir.Operation) -> int:
     """Ops in ``op``'s regions, nested ones included."""
-    count = 0
-
-    def visit(_op):
-        nonlocal count
-        count += 1
-        return ir.WalkResult.ADVANCE
-
-    for region in op.regions:
-        for block in region.blocks:
-            for inner in block.operations:
-                inner.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
-    return count
+    return len(ops_under(op))
 
 
 def _enclosing_function_name(op: ir.Operation) -> str | None:
