@@ -33,6 +33,7 @@ __all__ = [
     "UsageError",
     "add_check_options",
     "on_abandon",
+    "on_finish",
     "one_line",
     "quiet_stdout",
     "run_command",
@@ -54,11 +55,18 @@ EXIT_TERMINATED = 143  # SIGTERM
 STACK_BYTES = 512 << 20
 
 _cleanups: list[Callable[[], None]] = []
+_finishers: list[Callable[[], None]] = []
 
 
 def on_abandon(fn: Callable[[], None]) -> Callable[[], None]:
     """Register ``fn`` to run when a command is stopped by SIGINT/SIGTERM."""
     _cleanups.append(fn)
+    return fn
+
+
+def on_finish(fn: Callable[[], None]) -> Callable[[], None]:
+    """Register ``fn`` to run in the command's thread when the command ends normally."""
+    _finishers.append(fn)
     return fn
 
 
@@ -87,6 +95,11 @@ def run_command(fn: Callable[[], int], *, prog: str, argv: list[str]) -> int:
             outcome.append(fn())
         except BaseException as err:  # handed to the main thread
             outcome.append(err)
+        for finish in reversed(_finishers):
+            try:
+                finish()
+            except Exception:  # best effort: the command's answer is given
+                pass
 
     previous_size = threading.stack_size(STACK_BYTES)
     try:

@@ -19,7 +19,7 @@ import sys
 import threading
 from concurrent.futures import ProcessPoolExecutor
 
-__all__ = ["ChildDied", "ChildTimedOut", "Stopped", "call", "kill", "shutdown"]
+__all__ = ["ChildDied", "ChildTimedOut", "Stopped", "call", "close_all", "kill", "shutdown"]
 
 
 class ChildDied(Exception):
@@ -77,8 +77,10 @@ def _submit(kind: str, fn, args: tuple):
         return pool.submit(fn, *args)
 
 
-def kill(kind: str) -> None:
-    """Kill and reap the child of ``kind`` (the next call starts a new one)."""
+def kill(kind: str, *, wait: bool = True) -> None:
+    """Kill and reap the child of ``kind`` (the next call starts a new one). ``wait``:
+    also join the pool's manager thread, so that nothing of the pool is left for the
+    interpreter's exit (concurrent.futures' exit hook races a closing pool: EBADF)."""
     pool = _POOLS.pop(kind, None)
     if pool is None:
         return
@@ -88,7 +90,16 @@ def kill(kind: str) -> None:
             process.kill()
     for process in processes:
         process.join(timeout=5)
-    pool.shutdown(wait=False, cancel_futures=True)
+    pool.shutdown(wait=wait, cancel_futures=True)
+
+
+def close_all() -> None:
+    """At the end of a command: let every child exit and join its pool. The children
+    are spawned from the command's thread, and PR_SET_PDEATHSIG would kill them when that
+    thread ends, leaving broken pools for the interpreter's exit."""
+    for kind in list(_POOLS):
+        pool = _POOLS.pop(kind)
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 @contextlib.contextmanager
@@ -152,9 +163,10 @@ def _exit_with_parent(parent: int) -> None:
 
 @functools.cache
 def _register_shutdown() -> None:
-    from .cli_common import on_abandon
+    from .cli_common import on_abandon, on_finish
 
     on_abandon(shutdown)
+    on_finish(close_all)
 
 
 def shutdown() -> None:
@@ -175,7 +187,7 @@ def shutdown() -> None:
             with contextlib.suppress(OSError):
                 os.kill(pid, 9)
     for kind in list(_POOLS):
-        kill(kind)
+        kill(kind, wait=False)  # the process is about to end: no joining
     if tracker in children:  # last: the pools' shutdown would relaunch it
         with contextlib.suppress(OSError):
             os.kill(tracker, 9)

@@ -1,0 +1,53 @@
+"""penguin_opt.isolated: calls in child processes that may die."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+from support.oracle_children import child_pid, raise_memory_error
+
+from penguin_opt import isolated
+from penguin_opt.cli_common import run_command
+
+
+def _gone(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split()[2] == "Z"
+    except OSError:
+        return True
+
+
+def test_a_command_ends_with_its_children_closed_not_killed():
+    """Children spawned by a command's thread would be killed with it (PR_SET_PDEATHSIG
+    follows the spawning thread) and leave broken pools to the interpreter's exit, whose
+    concurrent.futures hook then writes to a closed pipe ("Exception ignored ... EBADF"):
+    the command closes them itself when it ends."""
+    seen = {}
+
+    def command() -> int:
+        seen["pid"] = isolated.call("test-close", child_pid, b"")
+        seen["processes"] = list(isolated._POOLS["test-close"]._processes.values())
+        return 0
+
+    assert run_command(command, prog="test", argv=[]) == 0
+    assert "test-close" not in isolated._POOLS
+    processes = seen["processes"]
+    assert processes
+    deadline = time.time() + 10
+    while time.time() < deadline and not _gone(seen["pid"]):
+        time.sleep(0.1)
+    assert _gone(seen["pid"])
+    for process in processes:
+        process.join(timeout=10)
+    assert [p.exitcode for p in processes] == [0] * len(processes)  # exited, not killed
+
+
+def test_an_exception_in_the_child_is_raised_here_and_the_child_lives_on():
+    with pytest.raises(MemoryError):
+        isolated.call("test-error", raise_memory_error, b"")
+    assert isolated.call("test-error", child_pid, b"") != os.getpid()
+    isolated.kill("test-error")
+    assert "test-error" not in isolated._POOLS
