@@ -436,11 +436,6 @@ _TIMEOUT: contextvars.ContextVar[float] = contextvars.ContextVar("timeout",
                                                                  default=DEFAULT_TIMEOUT)
 
 
-def shutdown_children() -> None:
-    """Kill every oracle child process (see ``isolated.shutdown``)."""
-    isolated.shutdown()
-
-
 def _run_child(kind: str, fn, text: str, inputs, what: str = "") -> list[np.ndarray]:
     """Run ``fn`` in a per-oracle child process; a crash there, a timeout or an exception
     the child did not expect (e.g. MemoryError) raises NotCheckable."""
@@ -814,5 +809,4 @@ __all__ = [
     "reduction_profile",
     "reduction_size",
     "run_xla",
-    "shutdown_children",
 ]

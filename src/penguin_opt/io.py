@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 from jaxlib.mlir import ir
 
-from .cli_common import on_abandon, one_line
+from .cli_common import on_abandon, one_line, quiet_stdout
 from .ir_util import native_stderr_captured
 from .penguin_sort import parse_allowing_penguin_sorts
 
@@ -269,8 +269,6 @@ def write_output(path: str, data: str | bytes) -> None:
     except OSError as err:
         reason = err.strerror or str(err)
         if path in ("-", "/dev/stdout"):
-            from .cli_common import quiet_stdout
-
             quiet_stdout()  # no second failure when Python flushes stdout at exit
         raise OutputError(f"{path}: error: cannot write output: {reason}") from None
 

@@ -269,8 +269,20 @@ def _failed(el: Element) -> Element:
     return Element(el.text, el.ours, display=f"{el.display_name} Failed")
 
 
+_RESOLVED: dict[str, str] = {}  # element text -> its module-anchored form (registration is
+# process-wide, so the answer holds for every context and every run)
+
+
 def _native_pipeline_text(text: str, ctx: ir.Context) -> str:
-    """``text`` as a module-anchored pipeline element, nesting under func.func if needed."""
+    """``text`` as a module-anchored pipeline element, nesting under func.func if needed
+    (worked out once per element text)."""
+    resolved = _RESOLVED.get(text)
+    if resolved is None:
+        resolved = _RESOLVED[text] = _resolve_native(text, ctx)
+    return resolved
+
+
+def _resolve_native(text: str, ctx: ir.Context) -> str:
     with ctx:
         errors = []
         for candidate in (text, f"func.func({text})"):
