@@ -168,7 +168,8 @@ def _import_hlo(proto: bytes, source: Source) -> ir.Operation:
     from ._compat import hlo_to_stablehlo
 
     try:
-        bytecode = hlo_to_stablehlo(proto)
+        with native_stderr_captured():  # XLA logs through absl to stderr as well
+            bytecode = hlo_to_stablehlo(proto)
     except Exception as err:  # XLA status errors
         message = one_line(err)
         raise InputError(f"{source.name}: error: cannot import HLO: {message}") from None
@@ -179,7 +180,8 @@ def _parse_hlo_text(source: Source, text: str) -> ir.Operation:
     from ._compat import hlo_text_to_proto
 
     try:
-        proto = hlo_text_to_proto(text)
+        with native_stderr_captured():  # XLA logs through absl to stderr as well
+            proto = hlo_text_to_proto(text)
     except Exception as err:
         message = one_line(err)
         raise InputError(f"{source.name}: error: invalid HLO text: {message}") from None
@@ -190,7 +192,8 @@ def _parse_hlo_proto(source: Source) -> ir.Operation:
     from ._compat import hlo_module_class
 
     try:
-        hlo_module_class().from_serialized_hlo_module_proto(source.data)
+        with native_stderr_captured():  # absl logs on some garbage ("E0000 ...")
+            hlo_module_class().from_serialized_hlo_module_proto(source.data)
     except Exception:
         raise InputError(
             f"{source.name}: error: not MLIR text, MLIR bytecode, HLO text or an HLO module proto"
