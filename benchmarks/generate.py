@@ -140,9 +140,7 @@ def _patterns(u: _Unit, acc: str, k: int) -> str:
     # removeDeadZeroSizedTensorOps (StableHLO)
     z = u.op(f"stablehlo.slice {b5} [0:0, 0:8] : ({F}) -> tensor<0x8xf32>")
     z2 = u.op(f"stablehlo.add {z}, {z} : tensor<0x8xf32>")
-    b6 = u.op(
-        f"stablehlo.concatenate {b5}, {z2}, dim = 0 : ({F}, tensor<0x8xf32>) -> {F}"
-    )
+    b6 = u.op(f"stablehlo.concatenate {b5}, {z2}, dim = 0 : ({F}, tensor<0x8xf32>) -> {F}")
     # canonicalize-conv: strided, padded 3x3 convolution
     cv = u.op(
         "stablehlo.convolution(%arg3, %arg4) "

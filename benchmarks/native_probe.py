@@ -113,11 +113,30 @@ class ProbeError(Exception):
 # ------------------------------------------------------------------- ELF symbol table
 
 _SHT_SYMTAB, _SHT_DYNSYM, _STT_FUNC = 2, 11, 2
-_SECTION = np.dtype([("name", "<u4"), ("type", "<u4"), ("flags", "<u8"), ("addr", "<u8"),
-                     ("offset", "<u8"), ("size", "<u8"), ("link", "<u4"), ("info", "<u4"),
-                     ("addralign", "<u8"), ("entsize", "<u8")])
-_SYMBOL = np.dtype([("name", "<u4"), ("info", "u1"), ("other", "u1"), ("shndx", "<u2"),
-                    ("value", "<u8"), ("size", "<u8")])
+_SECTION = np.dtype(
+    [
+        ("name", "<u4"),
+        ("type", "<u4"),
+        ("flags", "<u8"),
+        ("addr", "<u8"),
+        ("offset", "<u8"),
+        ("size", "<u8"),
+        ("link", "<u4"),
+        ("info", "<u4"),
+        ("addralign", "<u8"),
+        ("entsize", "<u8"),
+    ]
+)
+_SYMBOL = np.dtype(
+    [
+        ("name", "<u4"),
+        ("info", "u1"),
+        ("other", "u1"),
+        ("shndx", "<u2"),
+        ("value", "<u8"),
+        ("size", "<u8"),
+    ]
+)
 
 
 def elf_functions(path: Path, names: list[str], table: int = _SHT_SYMTAB) -> dict[str, int]:
@@ -175,7 +194,7 @@ def api_addresses(lib_path: Path) -> list[int]:
     the load base found through one exported symbol (dlsym)."""
     lib = ctypes.CDLL(str(lib_path))
     exported = elf_functions(lib_path, ["Wrapped_PyInit__jax"], table=_SHT_DYNSYM)
-    (name, value), = exported.items()
+    ((name, value),) = exported.items()
     base = ctypes.cast(getattr(lib, name), ctypes.c_void_p).value - value
     local = elf_functions(lib_path, list(API_FUNCTIONS))
     return [base + local[n] for n in API_FUNCTIONS]
@@ -191,8 +210,11 @@ def build_probe() -> Path:
     out = CACHE / f"native_probe_{digest}.so"
     if not out.exists():
         tmp = out.with_suffix(f".{os.getpid()}.tmp")
-        proc = subprocess.run([cc, "-O2", "-shared", "-fPIC", "-o", str(tmp), str(SOURCE)],
-                              capture_output=True, text=True)
+        proc = subprocess.run(
+            [cc, "-O2", "-shared", "-fPIC", "-o", str(tmp), str(SOURCE)],
+            capture_output=True,
+            text=True,
+        )
         if proc.returncode != 0:
             raise ProbeError(f"{cc} failed on {SOURCE.name}: {proc.stderr.strip()}")
         tmp.replace(out)
@@ -217,8 +239,10 @@ class NativeProbe:
     def __init__(self) -> None:
         self.lib = ctypes.CDLL(str(build_probe()))
         if self.lib.probe_api_size() != len(API_FUNCTIONS):
-            raise ProbeError(f"struct Api holds {self.lib.probe_api_size()} functions, "
-                             f"API_FUNCTIONS lists {len(API_FUNCTIONS)}")
+            raise ProbeError(
+                f"struct Api holds {self.lib.probe_api_size()} functions, "
+                f"API_FUNCTIONS lists {len(API_FUNCTIONS)}"
+            )
         self.api = (ctypes.c_void_p * len(API_FUNCTIONS))(*api_addresses(jaxlib_library()))
         self.out = (ctypes.c_double * 8)()
         from penguin_opt.passes.penguin_rewriters import _EFFECTFUL
@@ -255,8 +279,9 @@ def python_zero_sized(module, dialect: str) -> int:
     return sum(match(op, dialect) is None for op in ops_under(module))
 
 
-def legacy_broadcast(module, dialect: str, probe: NativeProbe, reps: int,
-                     check) -> dict[str, float]:
+def legacy_broadcast(
+    module, dialect: str, probe: NativeProbe, reps: int, check
+) -> dict[str, float]:
     """One whole rewrite, natively and in Python: ReplaceBroadcastsWithBroadcastInDim on
     the target function of a fresh clone of ``module`` each time, min of ``reps``. The
     native rewrite must find, rewrite and remark on the same ops as the Python rewriter,
@@ -294,18 +319,24 @@ def legacy_broadcast(module, dialect: str, probe: NativeProbe, reps: int,
         native = module.clone()
         func = target_functions(native, False, "native_probe")[0]
         out = probe.out
-        probe.lib.probe_legacy_broadcast(probe.api, module_pointer(func), dialect.encode(),
-                                         int(dialect == "stablehlo"), out)
-        check((out[0], out[1], out[2]) == (found, rewritten, remarks),
-              f"the native broadcast rewrite found/rewrote/remarked {out[0]:.0f}/"
-              f"{out[1]:.0f}/{out[2]:.0f} ops, the Python rewriter {found}/{rewritten}/"
-              f"{remarks}")
+        probe.lib.probe_legacy_broadcast(
+            probe.api, module_pointer(func), dialect.encode(), int(dialect == "stablehlo"), out
+        )
+        check(
+            (out[0], out[1], out[2]) == (found, rewritten, remarks),
+            f"the native broadcast rewrite found/rewrote/remarked {out[0]:.0f}/"
+            f"{out[1]:.0f}/{out[2]:.0f} ops, the Python rewriter {found}/{rewritten}/"
+            f"{remarks}",
+        )
         keep("native_broadcast_collect", out[3])
         keep("native_broadcast_us", out[4] / rewritten * 1e6)
         if expected is not None:
             native.verify()
-            check(native.get_asm(enable_debug_info=True) == expected, "the native broadcast "
-                  "rewrite's module prints differently from the Python rewriter's")
+            check(
+                native.get_asm(enable_debug_info=True) == expected,
+                "the native broadcast "
+                "rewrite's module prints differently from the Python rewriter's",
+            )
         native.erase()
     best.update(broadcasts=rewritten, broadcasts_found=found, broadcast_remarks=remarks)
     return best
@@ -351,8 +382,10 @@ def probe_child(path: str, dialect: str, reps: int) -> dict[str, float]:
             check(walked == ops, f"the native walk saw {walked} ops, the bindings {ops}")
             keep("native_walk", seconds)
             matches, seconds = probe.scan(root, dialect)
-            check(matches == zero_sized, f"the native scan matched {matches} zero-sized "
-                  f"ops, the bindings {zero_sized}")
+            check(
+                matches == zero_sized,
+                f"the native scan matched {matches} zero-sized ops, the bindings {zero_sized}",
+            )
             keep("native_scan", seconds)
             t0 = time.process_time()
             module.walk(lambda _op: advance, ir.WalkOrder.POST_ORDER)
@@ -362,22 +395,29 @@ def probe_child(path: str, dialect: str, reps: int) -> dict[str, float]:
             keep("verify", time.process_time() - t0)
 
             n = lib.probe_edits_begin(probe.api, root, f"{dialect}.add".encode())
-            check(n == adds, f"the native edits found {n} adds of the right form, the "
-                  f"bindings {adds}")
+            check(
+                n == adds, f"the native edits found {n} adds of the right form, the bindings {adds}"
+            )
             try:
                 create = probe.phase(lib.probe_edits_create)
                 if checking:
-                    check(count_ops(module) == ops + adds, "the native creates did not "
-                          "insert one op per add")
+                    check(
+                        count_ops(module) == ops + adds,
+                        "the native creates did not insert one op per add",
+                    )
                 forward = probe.phase(lib.probe_edits_rauw, 1)
                 if checking:
-                    check(not any(has_uses(op) for op in originals),
-                          "an add kept uses after the native RAUW to its copy")
+                    check(
+                        not any(has_uses(op) for op in originals),
+                        "an add kept uses after the native RAUW to its copy",
+                    )
                     module.verify()  # the copies, before their originals, dominate the uses
                 back = probe.phase(lib.probe_edits_rauw, 0)
                 if checking:
-                    check([has_uses(op) for op in originals] == used,
-                          "the native RAUW back did not restore the adds' uses")
+                    check(
+                        [has_uses(op) for op in originals] == used,
+                        "the native RAUW back did not restore the adds' uses",
+                    )
                 erase = probe.phase(lib.probe_edits_destroy)
                 if checking:
                     check(count_ops(module) == ops, "the native erases left ops behind")
@@ -389,8 +429,10 @@ def probe_child(path: str, dialect: str, reps: int) -> dict[str, float]:
             for key, us in python_edits(originals, args, points).items():
                 keep(key, us)
         module.verify()
-        check(hashlib.sha256(str(module).encode()).hexdigest() == printed,
-              "the module prints differently after the native edits")
+        check(
+            hashlib.sha256(str(module).encode()).hexdigest() == printed,
+            "the module prints differently after the native edits",
+        )
         del originals, args, points
         gc.collect()
         best.update(legacy_broadcast(module, dialect, probe, min(reps, 3), check))
@@ -449,8 +491,11 @@ def python_edits(originals, args, points) -> dict[str, float]:
     for op in news:
         op.erase()
     t3 = time.process_time()
-    return {"python_create_us": (t1 - t0) / n * 1e6, "python_rauw_us": (t2 - t1) / (2 * n) * 1e6,
-            "python_erase_us": (t3 - t2) / n * 1e6}
+    return {
+        "python_create_us": (t1 - t0) / n * 1e6,
+        "python_rauw_us": (t2 - t1) / (2 * n) * 1e6,
+        "python_erase_us": (t3 - t2) / n * 1e6,
+    }
 
 
 def run_probe_child(path: Path, dialect: str, reps: int) -> dict[str, float]:
@@ -468,8 +513,11 @@ def native_floor(row: dict[str, float], dialect: str) -> float:
     the erases at a native erase, for StableHLO the native zero-sized scan of every op, and
     one verification, which is native already)."""
     scan = row["native_scan"] if dialect == "stablehlo" else 0.0
-    return ((row["creates"] * row["native_create_us"] + row["erases"] * row["native_erase_us"])
-            * 1e-6 + scan + row["verify"])
+    return (
+        (row["creates"] * row["native_create_us"] + row["erases"] * row["native_erase_us"]) * 1e-6
+        + scan
+        + row["verify"]
+    )
 
 
 def report(rows: list[dict], info: str) -> str:
@@ -485,8 +533,9 @@ def report(rows: list[dict], info: str) -> str:
         def us(seconds: float, ops: int = ops) -> str:
             return f"{seconds / ops * 1e6:.2f}"
 
-        python_prices = (f"{r['python_create_us']:.2f} / {r['python_rauw_us']:.2f} / "
-                         f"{r['python_erase_us']:.2f}")
+        python_prices = (
+            f"{r['python_create_us']:.2f} / {r['python_rauw_us']:.2f} / {r['python_erase_us']:.2f}"
+        )
         lines.append(
             f"| synthetic {size_label(r['size'])} | {r['dialect']} | {ops:,} "
             f"| {us(r['native_walk'])} / {us(r['python_walk'])} "
@@ -497,16 +546,22 @@ def report(rows: list[dict], info: str) -> str:
             f"| **{us(native_floor(r, r['dialect']))}** | {us(r['native'])} "
             f"({us(r['native_without_verifier'])}) |"
         )
-    lines += ["", "µs per op unless marked. " + info, "",
-              "One whole rewrite, ReplaceBroadcastsWithBroadcastInDim on the input's legacy "
-              "broadcasts (byte-identical output; µs per rewrite, without the collect walk):",
-              "",
-              "| module | dialect | rewrites | Python µs | native µs | Python / native |",
-              "|---|---|---:|---:|---:|---:|"]
+    lines += [
+        "",
+        "µs per op unless marked. " + info,
+        "",
+        "One whole rewrite, ReplaceBroadcastsWithBroadcastInDim on the input's legacy "
+        "broadcasts (byte-identical output; µs per rewrite, without the collect walk):",
+        "",
+        "| module | dialect | rewrites | Python µs | native µs | Python / native |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
     for r in rows:
         py, nat = r["python_broadcast_us"], r["native_broadcast_us"]
-        lines.append(f"| synthetic {size_label(r['size'])} | {r['dialect']} "
-                     f"| {r['broadcasts']:,} | {py:.1f} | {nat:.2f} | {py / nat:.0f}x |")
+        lines.append(
+            f"| synthetic {size_label(r['size'])} | {r['dialect']} "
+            f"| {r['broadcasts']:,} | {py:.1f} | {nat:.2f} | {py / nat:.0f}x |"
+        )
     lines.append("")
     for dialect in sorted({r["dialect"] for r in rows}):
         mine = [r for r in rows if r["dialect"] == dialect]

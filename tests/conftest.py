@@ -59,7 +59,10 @@ class MlirRun(pytest.Item):
         env = dict(os.environ)
         env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
         proc = subprocess.run(
-            ["bash", "-o", "pipefail", "-c", cmd], capture_output=True, text=True, env=env,
+            ["bash", "-o", "pipefail", "-c", cmd],
+            capture_output=True,
+            text=True,
+            env=env,
             cwd=self.path.parent,
         )
         if proc.returncode != 0:
@@ -68,9 +71,11 @@ class MlirRun(pytest.Item):
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, FileCheckFailure):
             err = excinfo.value
-            return (f"command failed (exit {err.proc.returncode}): {err.cmd}\n"
-                    f"--- stdout ---\n{err.proc.stdout[-4000:]}\n"
-                    f"--- stderr ---\n{err.proc.stderr[-4000:]}")
+            return (
+                f"command failed (exit {err.proc.returncode}): {err.cmd}\n"
+                f"--- stdout ---\n{err.proc.stdout[-4000:]}\n"
+                f"--- stderr ---\n{err.proc.stderr[-4000:]}"
+            )
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self):

@@ -28,8 +28,10 @@ def test_run_accepts_a_module_and_its_operation():
     with penguin_opt.make_context() as ctx, ir.Location.unknown(ctx):
         module = ir.Module.parse(SIMPLE)
     result = penguin_opt.run(module, "stablehlo-canonicalize-for-penguin")
-    assert result.statistics["stablehlo-canonicalize-for-penguin"][
-        "replaceGetDimensionSize"].rewritten == 1
+    assert (
+        result.statistics["stablehlo-canonicalize-for-penguin"]["replaceGetDimensionSize"].rewritten
+        == 1
+    )
     assert "dense<3>" in penguin_opt.to_text(module)
     op = penguin_opt.parse(SIMPLE)
     penguin_opt.run(op, "stablehlo-canonicalize-for-penguin")
@@ -47,8 +49,12 @@ def test_to_text_debug_info():
 
 def test_load_tells_paths_from_text(tmp_path):
     missing = tmp_path / "missing.mlir"
-    for call in (lambda: penguin_opt.load(str(missing)), lambda: penguin_opt.load(missing),
-                 lambda: penguin_opt.load_file(missing), lambda: penguin_opt.load("nope.mlir")):
+    for call in (
+        lambda: penguin_opt.load(str(missing)),
+        lambda: penguin_opt.load(missing),
+        lambda: penguin_opt.load_file(missing),
+        lambda: penguin_opt.load("nope.mlir"),
+    ):
         with pytest.raises(FileNotFoundError, match="cannot read input"):
             call()
         with pytest.raises(penguin_opt.InputNotFoundError):
@@ -63,8 +69,11 @@ def test_load_tells_paths_from_text(tmp_path):
 
 
 def test_penguin_check_missing_file_is_one_line(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "penguin_opt.check_cli", EXAMPLE,
-                           tmp_path / "missing.mlir"], capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "penguin_opt.check_cli", EXAMPLE, tmp_path / "missing.mlir"],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 1
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1
@@ -75,8 +84,14 @@ def test_check_signature_is_the_documented_one():
     """README: check(before_text, after_text, seed=0, trials=1, rtol=None, atol=None,
     oracle="auto", inputs=None)."""
     params = inspect.signature(equivalence.check).parameters
-    documented = {"seed": 0, "trials": 1, "rtol": None, "atol": None, "oracle": "auto",
-                  "inputs": None}
+    documented = {
+        "seed": 0,
+        "trials": 1,
+        "rtol": None,
+        "atol": None,
+        "oracle": "auto",
+        "inputs": None,
+    }
     for name, default in documented.items():
         assert params[name].default == default, name
     assert list(params)[:2] == ["before", "after"]
@@ -97,8 +112,9 @@ print("OK" if report.ok else "MISMATCH")
 def test_checker_from_a_script_without_a_main_guard(tmp_path):
     script = tmp_path / "unguarded.py"
     script.write_text(textwrap.dedent(SCRIPT.format(text=SIMPLE)))
-    proc = subprocess.run([sys.executable, script], capture_output=True, text=True,
-                          cwd=tmp_path, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, script], capture_output=True, text=True, cwd=tmp_path, timeout=300
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().splitlines()[-1] == "OK"
     assert "aborted" not in proc.stderr

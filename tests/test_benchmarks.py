@@ -26,9 +26,26 @@ def small_run(tmp_path_factory):
     out = cache / "performance.md"
     env = {**os.environ, "PENGUIN_BENCH_CACHE": str(cache)}
     proc = subprocess.run(
-        [sys.executable, "-m", "benchmarks.run", "--sizes", "1k", "--corpus", "0",
-         "--no-memory", "--no-folds", "--reps", "1", "-o", str(out)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
+        [
+            sys.executable,
+            "-m",
+            "benchmarks.run",
+            "--sizes",
+            "1k",
+            "--corpus",
+            "0",
+            "--no-memory",
+            "--no-folds",
+            "--reps",
+            "1",
+            "-o",
+            str(out),
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return out.read_text(), json.loads((cache / "last_run.json").read_text()), proc.stdout
@@ -36,11 +53,27 @@ def small_run(tmp_path_factory):
 
 def test_report_has_every_table(small_run):
     doc, _, stdout = small_run
-    for heading in ("### stablehlo", "### mhlo", "### Floor: the least work these bindings allow",
-                    "## Targets"):
+    for heading in (
+        "### stablehlo",
+        "### mhlo",
+        "### Floor: the least work these bindings allow",
+        "## Targets",
+    ):
         assert heading in doc, heading
     assert "<!-- Everything below this line is kept" in doc
     assert doc.split("<!--")[0].strip() in stdout  # the printed table is the written one
+
+
+def test_end_to_end_column(small_run):
+    """Each synthetic module is also run as a user runs it (penguin-opt IN -p ... -o OUT),
+    against the same command with native canonicalize: two timings and their ratio."""
+    doc, data, _ = small_run
+    assert "end to end both/native (cpu, wall)" in doc
+    for raw in data["results"]:
+        for key in ("e2e native", "e2e both"):
+            t = raw["times"][key]
+            assert 0 < t["cpu"], (raw["name"], raw["dialect"], key)
+            assert 0 < t["wall"], (raw["name"], raw["dialect"], key)
 
 
 def test_floor_stays_below_the_passes(small_run, monkeypatch):
@@ -103,8 +136,15 @@ def test_floor_arithmetic(monkeypatch):
     monkeypatch.syspath_prepend(str(ROOT))
     from benchmarks.run import ModuleResult, Timing
 
-    floor = {"creates": 1000, "erases": 400, "create_us": 3.0, "clone_us": 2.0,
-             "erase_us": 0.5, "walk": 0.010, "verify": 0.004}
+    floor = {
+        "creates": 1000,
+        "erases": 400,
+        "create_us": 3.0,
+        "clone_us": 2.0,
+        "erase_us": 0.5,
+        "walk": 0.010,
+        "verify": 0.004,
+    }
     times = {"verify": Timing(0.003, 0.003)}
     edits = (1000 * 2.0 + 400 * 0.5) * 1e-6
     shlo = ModuleResult("m", "stablehlo", 10_000, dict(times), floor=dict(floor))
@@ -149,8 +189,10 @@ def test_net_edits_do_not_count_ops_inside_created_regions(monkeypatch):
 
 
 @pytest.mark.native
-@pytest.mark.skipif(shutil.which(os.environ.get("CC", "cc")) is None,
-                    reason="the native probe compiles a C file; no C compiler here")
+@pytest.mark.skipif(
+    shutil.which(os.environ.get("CC", "cc")) is None,
+    reason="the native probe compiles a C file; no C compiler here",
+)
 def test_native_probe_runs_and_checks_itself(tmp_path):
     """`python -m benchmarks.native_probe` on the 1k modules: it exits 0 only if every
     count the native side reports equals the bindings' own (ops walked, ops priced,
@@ -159,11 +201,16 @@ def test_native_probe_runs_and_checks_itself(tmp_path):
     env = {**os.environ, "PENGUIN_BENCH_CACHE": str(tmp_path)}
     proc = subprocess.run(
         [sys.executable, "-m", "benchmarks.native_probe", "--sizes", "1k", "--reps", "1"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
-    rows = [line.split("|") for line in proc.stdout.splitlines()
-            if line.startswith("| synthetic 1k")]
+    rows = [
+        line.split("|") for line in proc.stdout.splitlines() if line.startswith("| synthetic 1k")
+    ]
     assert [row[2].strip() for row in rows] == ["stablehlo", "mhlo"] * 2  # the two tables
     assert [len(row) for row in rows] == [12, 12, 8, 8]
     data = json.loads(proc.stdout.splitlines()[0].split(": ", 1)[1])
@@ -198,8 +245,10 @@ def test_elf_reader_finds_local_functions_and_refuses_the_rest(monkeypatch, tmp_
 
 
 @pytest.mark.native
-@pytest.mark.skipif(shutil.which(os.environ.get("CC", "cc")) is None,
-                    reason="needs a C compiler to make the library")
+@pytest.mark.skipif(
+    shutil.which(os.environ.get("CC", "cc")) is None,
+    reason="needs a C compiler to make the library",
+)
 def test_elf_reader_refuses_a_name_two_functions_share(monkeypatch, tmp_path):
     """Two translation units may each have a local function of the same name: the probe
     must not pick one of them."""
@@ -209,11 +258,23 @@ def test_elf_reader_refuses_a_name_two_functions_share(monkeypatch, tmp_path):
     for i in (1, 2):
         (tmp_path / f"u{i}.c").write_text(
             f"__attribute__((noinline, used)) static int twin(int x) {{ return x + {i}; }}\n"
-            f"int entry{i}(int x) {{ return twin(x); }}\n")
+            f"int entry{i}(int x) {{ return twin(x); }}\n"
+        )
     lib = tmp_path / "twins.so"
     cc = shutil.which(os.environ.get("CC", "cc"))
-    subprocess.run([cc, "-O2", "-shared", "-fPIC", "-o", str(lib), str(tmp_path / "u1.c"),
-                    str(tmp_path / "u2.c")], check=True)
+    subprocess.run(
+        [
+            cc,
+            "-O2",
+            "-shared",
+            "-fPIC",
+            "-o",
+            str(lib),
+            str(tmp_path / "u1.c"),
+            str(tmp_path / "u2.c"),
+        ],
+        check=True,
+    )
     assert set(elf_functions(lib, ["entry1", "entry2"])) == {"entry1", "entry2"}
     with pytest.raises(ProbeError, match="twin defined 2 times"):
         elf_functions(lib, ["twin"])
@@ -244,8 +305,10 @@ func.func private @helper(%x: tensor<0xf32>) -> tensor<0xf32> {
 
 
 @pytest.mark.native
-@pytest.mark.skipif(shutil.which(os.environ.get("CC", "cc")) is None,
-                    reason="the native probe compiles a C file; no C compiler here")
+@pytest.mark.skipif(
+    shutil.which(os.environ.get("CC", "cc")) is None,
+    reason="the native probe compiles a C file; no C compiler here",
+)
 def test_native_scan_matches_the_rewriter_on_the_hard_cases(monkeypatch, tmp_path):
     """Matches: a 0 in a later dimension, an op inside a region, an op of a private
     function (3). Not: a dynamic shape, an effectful op, a constant, an op only some of
@@ -295,8 +358,10 @@ BROADCASTS = {
 
 
 @pytest.mark.native
-@pytest.mark.skipif(shutil.which(os.environ.get("CC", "cc")) is None,
-                    reason="the native probe compiles a C file; no C compiler here")
+@pytest.mark.skipif(
+    shutil.which(os.environ.get("CC", "cc")) is None,
+    reason="the native probe compiles a C file; no C compiler here",
+)
 @pytest.mark.parametrize("dialect", ["stablehlo", "mhlo"])
 def test_native_rewrite_matches_the_rewriter_on_the_hard_cases(dialect, monkeypatch, tmp_path):
     """Two sizes over a rank-2 operand (P != R), a rank-0 constant, an argument operand
@@ -318,4 +383,7 @@ def test_native_rewrite_matches_the_rewriter_on_the_hard_cases(dialect, monkeypa
         module = parse_text(BROADCASTS[dialect], "broadcasts.mlir")
         result = legacy_broadcast(module, dialect, NativeProbe(), 1, check)
     assert (result["broadcasts_found"], result["broadcasts"], result["broadcast_remarks"]) == (
-        5, 4, 3)
+        5,
+        4,
+        3,
+    )

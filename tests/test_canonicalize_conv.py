@@ -82,8 +82,13 @@ class Conv:
     def output_spatial(self) -> tuple[int, int]:
         out = []
         for n, k, s, (lo, hi), ld, rd in zip(
-            self.spatial, self.kernel, self.strides, self.padding, self.lhs_dilation,
-            self.rhs_dilation, strict=True,
+            self.spatial,
+            self.kernel,
+            self.strides,
+            self.padding,
+            self.lhs_dilation,
+            self.rhs_dilation,
+            strict=True,
         ):
             padded = (n - 1) * ld + 1 + lo + hi
             span = (k - 1) * rd + 1
@@ -99,8 +104,11 @@ class Conv:
     @property
     def label(self) -> str:
         parts = [
-            self.layout, self.dtype, "x".join(map(str, self.spatial)),
-            "k" + "x".join(map(str, self.kernel)), "s" + "x".join(map(str, self.strides)),
+            self.layout,
+            self.dtype,
+            "x".join(map(str, self.spatial)),
+            "k" + "x".join(map(str, self.kernel)),
+            "s" + "x".join(map(str, self.strides)),
             "p" + "_".join(f"{lo}.{hi}" for lo, hi in self.padding),
         ]
         if self.lhs_dilation != (1, 1):
@@ -223,8 +231,12 @@ def reference_conv(c: Conv, x, w, accumulate=np.float64):
     ig = c.features // c.fgc
     for kh, kw in itertools.product(range(c.kernel[0]), range(c.kernel[1])):
         h0, w0 = kh * c.rhs_dilation[0], kw * c.rhs_dilation[1]
-        patch = x[:, :, h0 : h0 + c.strides[0] * (oh - 1) + 1 : c.strides[0],
-                  w0 : w0 + c.strides[1] * (ow - 1) + 1 : c.strides[1]]
+        patch = x[
+            :,
+            :,
+            h0 : h0 + c.strides[0] * (oh - 1) + 1 : c.strides[0],
+            w0 : w0 + c.strides[1] * (ow - 1) + 1 : c.strides[1],
+        ]
         for g in range(groups):
             if c.bgc > 1:
                 lhs = patch[g * batch_out : (g + 1) * batch_out]
@@ -257,7 +269,8 @@ def _interpret(text: str, arrays):
     with ctx, ir.Location.unknown(ctx):
         module = ir.Module.parse(text)
         main = next(
-            op for op in module.body.operations
+            op
+            for op in module.body.operations
             if op.operation.name == "func.func"
             and op.operation.attributes["sym_name"].value == "main"
         )
@@ -272,8 +285,9 @@ class Interpreter:
     def run(self, text: str, arrays):
         """The results, or None when the interpreter aborted the child process."""
         try:
-            return isolated.call("test-conv-interpreter", _interpret, text, list(arrays),
-                                 timeout=600)
+            return isolated.call(
+                "test-conv-interpreter", _interpret, text, list(arrays), timeout=600
+            )
         except isolated.ChildDied:
             return None
 
@@ -317,8 +331,7 @@ def canonicalize(text: str, pipeline: str):
 ALL_ON = "stablehlo-canonicalize-conv{canonicalize-small-extents=true}"
 ALLOWED_OPS = {"pad", "slice", "add", "constant", "convolution"}
 _OP = re.compile(r"= (?:\"?)(stablehlo|mhlo)\.(\w+)")
-_CONV_ATTRS = ("dimension_numbers", "feature_group_count", "batch_group_count",
-               "precision_config")
+_CONV_ATTRS = ("dimension_numbers", "feature_group_count", "batch_group_count", "precision_config")
 
 
 def phase_count(c: Conv) -> int:
@@ -336,8 +349,9 @@ def stride_rewritten(c: Conv) -> bool:
     return c.strides != (1, 1) and not (mixed_int and phase_count(c) > 1)
 
 
-def check_structure(before: str, after: str, dialect: str = "stablehlo",
-                    unit_stride: bool = True) -> int:
+def check_structure(
+    before: str, after: str, dialect: str = "stablehlo", unit_stride: bool = True
+) -> int:
     """The seed's output vocabulary; every conv is zero-padding, unit-stride (unless the
     stride rewrite was skipped), undilated lhs, with the original dimension numbers, group
     counts and precision config. Returns the number of convs."""
@@ -386,8 +400,14 @@ def assert_close(c: Conv, got, want, tol, what: str):
     assert not bad.any(), f"{what}: {bad.sum()} elements over tolerance, max err {err.max()}"
 
 
-def check_case(c: Conv, interpreter: Interpreter | None, *, xla: bool = True,
-               pipeline: str = ALL_ON, seed: int = 0) -> dict:
+def check_case(
+    c: Conv,
+    interpreter: Interpreter | None,
+    *,
+    xla: bool = True,
+    pipeline: str = ALL_ON,
+    seed: int = 0,
+) -> dict:
     """Rewrite ``c`` and compare original vs rewritten on every engine that runs it."""
     before = module_text(c)
     after, stats = canonicalize(before, pipeline)
@@ -409,8 +429,13 @@ def check_case(c: Conv, interpreter: Interpreter | None, *, xla: bool = True,
     for name, (orig, new) in engines.items():
         orig, new = to_logical_out(c, orig), to_logical_out(c, new)
         assert_close(c, orig, ref, tol, f"{c.label}: {name} original")
-        assert_close(c, new, orig, tol if tol is None else 2 * tol,
-                     f"{c.label}: {name} rewritten vs original")
+        assert_close(
+            c,
+            new,
+            orig,
+            tol if tol is None else 2 * tol,
+            f"{c.label}: {name} rewritten vs original",
+        )
     return {"stats": stats, "convs": n_convs, "engines": sorted(engines), "after": after}
 
 
@@ -420,47 +445,90 @@ CI_CASES = [
     # pad only / stride only / both
     Conv(padding=((1, 1), (1, 1))),
     Conv(padding=((2, 0), (0, 3)), kernel=(2, 3)),
-    Conv(padding=((-1, 2), (1, -2))),                        # negative edges
-    Conv(strides=(2, 2), kernel=(1, 1)),                     # the seed's single slice
+    Conv(padding=((-1, 2), (1, -2))),  # negative edges
+    Conv(strides=(2, 2), kernel=(1, 1)),  # the seed's single slice
     Conv(strides=(3, 1), kernel=(1, 2)),
-    Conv(strides=(2, 2), kernel=(3, 3)),                     # polyphase, 4 phases
+    Conv(strides=(2, 2), kernel=(3, 3)),  # polyphase, 4 phases
     Conv(strides=(2, 3), kernel=(3, 5), padding=((1, 1), (2, 2))),
     Conv(strides=(4, 2), kernel=(7, 2), spatial=(11, 6), padding=((3, 3), (0, 1))),
-    Conv(strides=(3, 3), kernel=(2, 2), spatial=(8, 8)),     # phases with empty kernels drop
+    Conv(strides=(3, 3), kernel=(2, 2), spatial=(8, 8)),  # phases with empty kernels drop
     Conv(strides=(2, 2), kernel=(3, 3), padding=((-1, 0), (2, -1)), spatial=(8, 9)),
     # dilations and reversal
     Conv(strides=(2, 2), kernel=(3, 2), rhs_dilation=(2, 3), spatial=(9, 9)),
     Conv(strides=(3, 2), kernel=(3, 3), rhs_dilation=(2, 2), spatial=(10, 8)),
-    Conv(strides=(2, 2), kernel=(3, 2), lhs_dilation=(2, 3), padding=((1, 2), (0, 1)),
-         spatial=(4, 4)),
+    Conv(
+        strides=(2, 2), kernel=(3, 2), lhs_dilation=(2, 3), padding=((1, 2), (0, 1)), spatial=(4, 4)
+    ),
     Conv(strides=(2, 1), kernel=(3, 3), lhs_dilation=(2, 1), spatial=(5, 6)),
     Conv(strides=(2, 3), kernel=(3, 4), reversal=(True, True), spatial=(9, 10)),
-    Conv(strides=(2, 2), kernel=(4, 3), reversal=(True, True), rhs_dilation=(3, 1),
-         padding=((2, 1), (1, 1)), spatial=(9, 9)),
+    Conv(
+        strides=(2, 2),
+        kernel=(4, 3),
+        reversal=(True, True),
+        rhs_dilation=(3, 1),
+        padding=((2, 1), (1, 1)),
+        spatial=(9, 9),
+    ),
     # groups
     Conv(strides=(2, 2), kernel=(3, 3), features=4, out_features=6, fgc=2, spatial=(8, 8)),
-    Conv(strides=(2, 2), kernel=(3, 3), features=3, out_features=3, fgc=3, spatial=(7, 7),
-         padding=((0, 1), (0, 1))),                          # depthwise
-    Conv(strides=(2, 2), kernel=(3, 3), batch=4, features=2, out_features=4, bgc=2,
-         spatial=(7, 8), padding=((1, 1), (1, 1))),          # backward-filter shape
+    Conv(
+        strides=(2, 2),
+        kernel=(3, 3),
+        features=3,
+        out_features=3,
+        fgc=3,
+        spatial=(7, 7),
+        padding=((0, 1), (0, 1)),
+    ),  # depthwise
+    Conv(
+        strides=(2, 2),
+        kernel=(3, 3),
+        batch=4,
+        features=2,
+        out_features=4,
+        bgc=2,
+        spatial=(7, 8),
+        padding=((1, 1), (1, 1)),
+    ),  # backward-filter shape
     Conv(strides=(3, 2), kernel=(5, 3), batch=3, out_features=3, bgc=3, spatial=(10, 9)),
     # layouts
     Conv(layout="nchw", strides=(2, 2), kernel=(3, 3), padding=((1, 1), (1, 1))),
     Conv(layout="hwnc", strides=(2, 1), kernel=(3, 2), padding=((0, 1), (1, 0))),
-    Conv(layout="permuted", strides=(2, 3), kernel=(3, 3), padding=((1, 1), (2, 0)),
-         spatial=(8, 9)),
-    Conv(layout="permuted", strides=(2, 2), kernel=(3, 3), features=4, out_features=4,
-         fgc=2, rhs_dilation=(1, 2), reversal=(False, True), spatial=(9, 9)),
+    Conv(
+        layout="permuted", strides=(2, 3), kernel=(3, 3), padding=((1, 1), (2, 0)), spatial=(8, 9)
+    ),
+    Conv(
+        layout="permuted",
+        strides=(2, 2),
+        kernel=(3, 3),
+        features=4,
+        out_features=4,
+        fgc=2,
+        rhs_dilation=(1, 2),
+        reversal=(False, True),
+        spatial=(9, 9),
+    ),
     # element types
     Conv(dtype="bf16", strides=(2, 2), kernel=(3, 3), padding=((1, 1), (1, 1))),
     Conv(dtype="bf16", layout="nchw", strides=(3, 2), kernel=(5, 3), spatial=(11, 7)),
     Conv(dtype="i32", strides=(2, 2), kernel=(3, 3), padding=((1, 2), (2, 1))),
-    Conv(dtype="i8->i32", strides=(2, 3), kernel=(4, 5), spatial=(9, 11),
-         padding=((1, 1), (-1, 2))),
+    Conv(
+        dtype="i8->i32", strides=(2, 3), kernel=(4, 5), spatial=(9, 11), padding=((1, 1), (-1, 2))
+    ),
     Conv(dtype="i8->i32", strides=(2, 3), kernel=(1, 1), spatial=(9, 11)),  # one phase
     Conv(dtype="bf16->f32", strides=(2, 2), kernel=(3, 3), features=4, padding=((1, 1), (0, 1))),
-    Conv(dtype="i32", layout="hwnc", strides=(2, 2), kernel=(3, 3), fgc=2, features=4,
-         out_features=2, rhs_dilation=(2, 1), reversal=(True, False), spatial=(9, 8)),
+    Conv(
+        dtype="i32",
+        layout="hwnc",
+        strides=(2, 2),
+        kernel=(3, 3),
+        fgc=2,
+        features=4,
+        out_features=2,
+        rhs_dilation=(2, 1),
+        reversal=(True, False),
+        spatial=(9, 8),
+    ),
 ]
 
 
@@ -522,6 +590,7 @@ def test_mhlo_twin_matches_stablehlo(interpreter):
 
 # --------------------------------------------------------------------------- the gate
 
+
 def conv_func(name: str, convs, dialect: str = "stablehlo") -> str:
     """A function of one argument pair per conv: (lhs, rhs, result, dims, window)."""
     args, body = [], []
@@ -536,21 +605,49 @@ def conv_func(name: str, convs, dialect: str = "stablehlo") -> str:
 
 
 NHWC = "[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]"
-GATE_MODULE = conv_func("main", [
-    ("1x8x2xf32", "3x2x2xf32", "1x4x2xf32", "[b, 0, f]x[0, i, o]->[b, 0, f]",
-     "stride = [2], pad = [[1, 1]]"),                                        # rank-not-4
-    ("1x6x6x6x2xf32", "2x2x2x2x2xf32", "1x3x3x3x2xf32",
-     "[b, 0, 1, 2, f]x[0, 1, 2, i, o]->[b, 0, 1, 2, f]", "stride = [2, 2, 2]"),  # rank-not-4
-    ("1x?x8x2xf32", "3x3x2x2xf32", "1x?x3x2xf32", NHWC, "stride = [2, 2]"),  # dynamic-shape
-    ("1x1x8x2xf32", "3x3x2x2xf32", "1x1x3x2xf32", NHWC,
-     "stride = [1, 2], pad = [[1, 1], [0, 0]]"),                             # spatial-extent-1
-    ("1x3x8x2xf32", "3x3x2x2xf32", "1x1x3x2xf32", NHWC, "stride = [1, 2]"),  # small-extent
-    ("1x40x8x2xf32", "3x3x2x2xf32", "1x2x3x2xf32", NHWC, "stride = [32, 2]"),  # over-bound
-    ("1x8x8x2xf32", "3x3x2x2xf32", "1x19x3x2xf32", NHWC,
-     "stride = [2, 2], pad = [[32, 0], [0, 0]]"),                            # over-bound
-    ("1x8x8x2xf32", "3x3x2x2xf32", "1x1x3x2xf32", NHWC,
-     "stride = [31, 2], pad = [[31, -8], [0, 0]]"),                          # at the bound
-])
+GATE_MODULE = conv_func(
+    "main",
+    [
+        (
+            "1x8x2xf32",
+            "3x2x2xf32",
+            "1x4x2xf32",
+            "[b, 0, f]x[0, i, o]->[b, 0, f]",
+            "stride = [2], pad = [[1, 1]]",
+        ),  # rank-not-4
+        (
+            "1x6x6x6x2xf32",
+            "2x2x2x2x2xf32",
+            "1x3x3x3x2xf32",
+            "[b, 0, 1, 2, f]x[0, 1, 2, i, o]->[b, 0, 1, 2, f]",
+            "stride = [2, 2, 2]",
+        ),  # rank-not-4
+        ("1x?x8x2xf32", "3x3x2x2xf32", "1x?x3x2xf32", NHWC, "stride = [2, 2]"),  # dynamic-shape
+        (
+            "1x1x8x2xf32",
+            "3x3x2x2xf32",
+            "1x1x3x2xf32",
+            NHWC,
+            "stride = [1, 2], pad = [[1, 1], [0, 0]]",
+        ),  # spatial-extent-1
+        ("1x3x8x2xf32", "3x3x2x2xf32", "1x1x3x2xf32", NHWC, "stride = [1, 2]"),  # small-extent
+        ("1x40x8x2xf32", "3x3x2x2xf32", "1x2x3x2xf32", NHWC, "stride = [32, 2]"),  # over-bound
+        (
+            "1x8x8x2xf32",
+            "3x3x2x2xf32",
+            "1x19x3x2xf32",
+            NHWC,
+            "stride = [2, 2], pad = [[32, 0], [0, 0]]",
+        ),  # over-bound
+        (
+            "1x8x8x2xf32",
+            "3x3x2x2xf32",
+            "1x1x3x2xf32",
+            NHWC,
+            "stride = [31, 2], pad = [[31, -8], [0, 0]]",
+        ),  # at the bound
+    ],
+)
 
 
 def _skips(stats, pass_name="stablehlo-canonicalize-conv"):
@@ -560,10 +657,17 @@ def _skips(stats, pass_name="stablehlo-canonicalize-conv"):
 
 def test_gate_reasons_and_options():
     _, stats = canonicalize(GATE_MODULE, "stablehlo-canonicalize-conv")
-    assert _skips(stats) == (8, 1, {
-        "rank-not-4": 2, "dynamic-shape": 1, "spatial-extent-1": 1,
-        "small-extent-flag-off": 1, "over-bound": 2,
-    })
+    assert _skips(stats) == (
+        8,
+        1,
+        {
+            "rank-not-4": 2,
+            "dynamic-shape": 1,
+            "spatial-extent-1": 1,
+            "small-extent-flag-off": 1,
+            "over-bound": 2,
+        },
+    )
     assert stats["stablehlo-canonicalize-conv"]["explicitlyPad"].rewritten == 1
     _, stats = canonicalize(
         GATE_MODULE, "stablehlo-canonicalize-conv{canonicalize-small-extents=true}"
@@ -575,9 +679,7 @@ def test_gate_reasons_and_options():
         "min-spatial-extent=1}",
     )
     assert _skips(stats) == (8, 5, {"rank-not-4": 2, "dynamic-shape": 1})
-    _, stats = canonicalize(
-        GATE_MODULE, "stablehlo-canonicalize-conv{small-spatial-extent=1}"
-    )
+    _, stats = canonicalize(GATE_MODULE, "stablehlo-canonicalize-conv{small-spatial-extent=1}")
     assert _skips(stats)[:2] == (8, 2)
 
 
@@ -592,7 +694,10 @@ def test_nested_regions_and_every_function(interpreter):
     """The walk reaches convs in every function and inside nested regions."""
     c = Conv(strides=(2, 2), kernel=(3, 3), padding=((1, 1), (1, 1)))
     conv_line = module_text(c).splitlines()[1].replace("%x", "%xx").replace("%w", "%ww")
-    text = "!x = tensor<1x7x7x2xf32>\n" + module_text(c) + f"""
+    text = (
+        "!x = tensor<1x7x7x2xf32>\n"
+        + module_text(c)
+        + f"""
 func.func private @helper(%xx: !x, %ww: tensor<3x3x2x3xf32>) -> tensor<1x4x4x3xf32> {{
   %c0 = stablehlo.constant dense<0> : tensor<i32>
   %r:2 = stablehlo.while(%it = %c0, %acc = %xx) : tensor<i32>, tensor<1x7x7x2xf32>
@@ -609,6 +714,7 @@ func.func private @helper(%xx: !x, %ww: tensor<3x3x2x3xf32>) -> tensor<1x4x4x3xf
   return %0 : tensor<1x4x4x3xf32>
 }}
 """
+    )
     after, stats = canonicalize(text, "stablehlo-canonicalize-conv")
     st = stats["stablehlo-canonicalize-conv"]
     assert (st["explicitlyPad"].rewritten, st["explicitlyStride"].rewritten) == (2, 2)
@@ -686,11 +792,13 @@ def test_resnet50_stem_and_mobilenetv2_depthwise_handwritten(interpreter):
     w = rng.standard_normal((7, 7, 3, 64), np.float32) * 0.05
 
     def stem(x, w):
-        return lax.conv_general_dilated(x, w, (2, 2), ((3, 3), (3, 3)),
-                                        dimension_numbers=("NHWC", "HWIO", "NHWC"))
+        return lax.conv_general_dilated(
+            x, w, (2, 2), ((3, 3), (3, 3)), dimension_numbers=("NHWC", "HWIO", "NHWC")
+        )
 
-    text = _lower(stem, jax.ShapeDtypeStruct(x.shape, x.dtype),
-                  jax.ShapeDtypeStruct(w.shape, w.dtype))
+    text = _lower(
+        stem, jax.ShapeDtypeStruct(x.shape, x.dtype), jax.ShapeDtypeStruct(w.shape, w.dtype)
+    )
     st, after = _check_lowered(text, [x, w], interpreter, n=147)
     assert (st["explicitlyPad"].rewritten, st["explicitlyStride"].rewritten) == (1, 1)
     assert after.count("stablehlo.convolution") == 4  # 2x2 phases (stride 2) of the 7x7 kernel
@@ -699,12 +807,18 @@ def test_resnet50_stem_and_mobilenetv2_depthwise_handwritten(interpreter):
     w = rng.standard_normal((3, 3, 1, 96), np.float32)
 
     def depthwise(x, w):
-        return lax.conv_general_dilated(x, w, (2, 2), ((0, 1), (0, 1)),
-                                        dimension_numbers=("NHWC", "HWIO", "NHWC"),
-                                        feature_group_count=96)
+        return lax.conv_general_dilated(
+            x,
+            w,
+            (2, 2),
+            ((0, 1), (0, 1)),
+            dimension_numbers=("NHWC", "HWIO", "NHWC"),
+            feature_group_count=96,
+        )
 
-    text = _lower(depthwise, jax.ShapeDtypeStruct(x.shape, x.dtype),
-                  jax.ShapeDtypeStruct(w.shape, w.dtype))
+    text = _lower(
+        depthwise, jax.ShapeDtypeStruct(x.shape, x.dtype), jax.ShapeDtypeStruct(w.shape, w.dtype)
+    )
     st, after = _check_lowered(text, [x, w], interpreter, n=9)
     assert (st["explicitlyPad"].rewritten, st["explicitlyStride"].rewritten) == (1, 1)
     assert "feature_group_count = 96" in after
@@ -802,10 +916,15 @@ def _sweep_cases(count: int, seed: int = 7):
             else:
                 pads.append((int(rng.integers(-2, span)), int(rng.integers(-2, 2))))
         c = Conv(
-            spatial=(0, 0), kernel=(kh, kw), strides=(sh, sw), padding=tuple(pads),
-            lhs_dilation=ld, rhs_dilation=rd,
+            spatial=(0, 0),
+            kernel=(kh, kw),
+            strides=(sh, sw),
+            padding=tuple(pads),
+            lhs_dilation=ld,
+            rhs_dilation=rd,
             reversal=tuple(bool(b) for b in rng.integers(0, 2, 2)),
-            layout=layout, dtype=dtype,
+            layout=layout,
+            dtype=dtype,
         )
         spatial = []
         for k, s, r, (lo, hi), dl in zip(c.kernel, c.strides, rd, c.padding, ld, strict=True):
@@ -908,9 +1027,11 @@ func.func private @b(%x: !t, %w: !k) -> !t {
   return %c7 : !t
 }
 """.replace(
-    "CONV(", "stablehlo.convolution(",
+    "CONV(",
+    "stablehlo.convolution(",
 ).replace(
-    ", %w)\n", ", %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {} "
+    ", %w)\n",
+    ", %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {} "
     "{batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (!t, !k) -> !t\n",
 )
 
@@ -965,7 +1086,7 @@ def _rewrite_rereading_geometry(text: str, dialect: str) -> str:
         for conv in eligible:
             for rewrite in (ExplicitlyPad(), ExplicitlyStride()):
                 before = conv
-                conv, reason, g = rewrite.rewrite(conv, sweep)
+                conv, reason, g = rewrite.apply(conv, sweep)
                 if reason is None and isinstance(rewrite, ExplicitlyPad):
                     # the geometry handed on is the one the new conv reads
                     assert g == conv_geometry(conv, d)

@@ -24,8 +24,9 @@ MUL = ADD.replace("stablehlo.add", "stablehlo.multiply")
 
 
 def run(module: str, *args):
-    return subprocess.run([sys.executable, "-m", module, *map(str, args)], capture_output=True,
-                          text=True, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", module, *map(str, args)], capture_output=True, text=True, cwd=ROOT
+    )
 
 
 def write(tmp_path, name, text):
@@ -35,8 +36,11 @@ def write(tmp_path, name, text):
 
 
 def test_penguin_check_equal_programs(tmp_path):
-    proc = run("penguin_opt.check_cli", write(tmp_path, "a.mlir", ADD),
-               write(tmp_path, "b.mlir", ADD_SWAPPED))
+    proc = run(
+        "penguin_opt.check_cli",
+        write(tmp_path, "a.mlir", ADD),
+        write(tmp_path, "b.mlir", ADD_SWAPPED),
+    )
     assert proc.returncode == 0, proc.stderr
     assert "all outputs match" in proc.stderr
     assert "float32" in proc.stderr
@@ -44,28 +48,40 @@ def test_penguin_check_equal_programs(tmp_path):
 
 
 def test_penguin_check_mismatch_exit_3(tmp_path):
-    proc = run("penguin_opt.check_cli", write(tmp_path, "a.mlir", ADD),
-               write(tmp_path, "b.mlir", MUL))
+    proc = run(
+        "penguin_opt.check_cli", write(tmp_path, "a.mlir", ADD), write(tmp_path, "b.mlir", MUL)
+    )
     assert proc.returncode == 3, proc.stderr
     assert "MISMATCH" in proc.stderr
 
 
 @pytest.mark.parametrize("oracle", ["interpreter", "xla", "both"])
 def test_oracles_detect_a_one_ulp_change(oracle):
-    after = ADD.replace("return %0", "%c = stablehlo.constant dense<1.0e-7> : tensor<4xf32>\n"
-                        "  %1 = stablehlo.add %0, %c : tensor<4xf32>\n  return %1")
+    after = ADD.replace(
+        "return %0",
+        "%c = stablehlo.constant dense<1.0e-7> : tensor<4xf32>\n"
+        "  %1 = stablehlo.add %0, %c : tensor<4xf32>\n  return %1",
+    )
     report = check(ADD, after, oracle=oracle, rtol=0.0, atol=0.0)
     assert not report.ok
-    assert set(report.oracle.split("+")) == ({"interpreter", "xla"} if oracle == "both"
-                                             else {oracle})
+    assert set(report.oracle.split("+")) == (
+        {"interpreter", "xla"} if oracle == "both" else {oracle}
+    )
 
 
 def test_not_checkable_names_the_op(tmp_path):
-    unknown = ADD.replace("stablehlo.add %a, %b : tensor<4xf32>",
-                          "stablehlo.custom_call @MysteryOp(%a, %b) : "
-                          "(tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>")
-    proc = run("penguin_opt.check_cli", write(tmp_path, "a.mlir", unknown),
-               write(tmp_path, "b.mlir", unknown), "--oracle", "interpreter")
+    unknown = ADD.replace(
+        "stablehlo.add %a, %b : tensor<4xf32>",
+        "stablehlo.custom_call @MysteryOp(%a, %b) : "
+        "(tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>",
+    )
+    proc = run(
+        "penguin_opt.check_cli",
+        write(tmp_path, "a.mlir", unknown),
+        write(tmp_path, "b.mlir", unknown),
+        "--oracle",
+        "interpreter",
+    )
     assert proc.returncode == 4, proc.stderr
     assert "@MysteryOp" in proc.stderr
     with pytest.raises(NotCheckable):
@@ -75,8 +91,13 @@ def test_not_checkable_names_the_op(tmp_path):
 def test_npz_inputs(tmp_path):
     npz = tmp_path / "in.npz"
     np.savez(npz, arg0=np.ones((3, 4), np.float32), arg1=np.full((3, 4), 2, np.float32))
-    proc = run("penguin_opt.check_cli", write(tmp_path, "a.mlir", ADD),
-               write(tmp_path, "b.mlir", ADD_SWAPPED), "--inputs", npz)
+    proc = run(
+        "penguin_opt.check_cli",
+        write(tmp_path, "a.mlir", ADD),
+        write(tmp_path, "b.mlir", ADD_SWAPPED),
+        "--inputs",
+        npz,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "trials: 3" in proc.stderr
     bad = tmp_path / "bad.npz"
@@ -130,8 +151,15 @@ def test_interpreter_abort_falls_back_to_xla():
 
 def test_penguin_opt_check_equivalence_flag(tmp_path):
     out = tmp_path / "out.mlir"
-    proc = run("penguin_opt.cli", ROOT / "examples" / "argsort_model.mlir", "-p",
-               "inline,stablehlo-canonicalize-for-penguin", "--check-equivalence", "-o", out)
+    proc = run(
+        "penguin_opt.cli",
+        ROOT / "examples" / "argsort_model.mlir",
+        "-p",
+        "inline,stablehlo-canonicalize-for-penguin",
+        "--check-equivalence",
+        "-o",
+        out,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "all outputs match" in proc.stderr
     assert out.exists()
@@ -225,13 +253,26 @@ def test_tolerance_uses_the_coarsest_reduction_operand_type(tmp_path):
     rewrite of canonicalize-conv moves the f32 result by bf16 rounding (0.0098 here, on
     XLA it is bit-identical): the derived tolerance takes eps from the coarsest float type
     a reduction reads (found by the random-program tests)."""
-    src = write(tmp_path, "c.mlir", """func.func @main(%x: tensor<2x4x2x7xbf16>, %w: tensor<2x2x1x3xbf16>) -> tensor<2x1x3x2xf32> {
+    src = write(
+        tmp_path,
+        "c.mlir",
+        """func.func @main(%x: tensor<2x4x2x7xbf16>, %w: tensor<2x2x1x3xbf16>) -> tensor<2x1x3x2xf32> {
   %0 = stablehlo.convolution(%x, %w) dim_numbers = [b, 1, f, 0]x[o, i, 1, 0]->[b, 1, 0, f], window = {stride = [4, 4], lhs_dilate = [2, 1], reverse = [true, true]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<2x4x2x7xbf16>, tensor<2x2x1x3xbf16>) -> tensor<2x1x3x2xf32>
   return %0 : tensor<2x1x3x2xf32>
 }
-""")
-    proc = run("penguin_opt.cli", src, "-p", "stablehlo-canonicalize-conv", "--check-equivalence",
-               "--seed", "7", "--oracle", "interpreter")
+""",
+    )
+    proc = run(
+        "penguin_opt.cli",
+        src,
+        "-p",
+        "stablehlo-canonicalize-conv",
+        "--check-equivalence",
+        "--seed",
+        "7",
+        "--oracle",
+        "interpreter",
+    )
     assert proc.returncode == 0, proc.stderr
     assert "explicitlyStride" not in proc.stderr
     assert "ok" in proc.stderr
@@ -242,8 +283,12 @@ def test_xla_child_logs_are_quiet_and_the_environment_is_untouched(tmp_path, mon
 
     monkeypatch.delenv("TF_CPP_MIN_LOG_LEVEL", raising=False)
     a = write(tmp_path, "a.mlir", ADD)
-    proc = subprocess.run([sys.executable, "-m", "penguin_opt.check_cli", a, a, "--oracle",
-                           "xla"], capture_output=True, text=True, cwd=ROOT)
+    proc = subprocess.run(
+        [sys.executable, "-m", "penguin_opt.check_cli", a, a, "--oracle", "xla"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "PjRt" not in proc.stderr
     assert "pjrt_client" not in proc.stderr
@@ -252,3 +297,212 @@ def test_xla_child_logs_are_quiet_and_the_environment_is_untouched(tmp_path, mon
     isolated.kill("xla")  # a fresh child, spawned by this check
     assert check(ADD, ADD, oracle="xla").ok
     assert "TF_CPP_MIN_LOG_LEVEL" not in os.environ
+
+
+# ---------------------------------------------------------------------------- progress
+
+
+def check_args(*argv):
+    """penguin-check's check options, parsed."""
+    import argparse
+
+    from penguin_opt.cli_common import add_check_options
+
+    parser = argparse.ArgumentParser()
+    add_check_options(parser)
+    return parser.parse_args(list(argv))
+
+
+@pytest.fixture
+def slow_interpreter(monkeypatch):
+    """Every interpreter run takes 0.4 s longer; progress is reported after 0.1 s."""
+    import time
+
+    from penguin_opt import equivalence
+
+    real = equivalence.interpret
+
+    def slow(text, inputs):
+        time.sleep(0.4)
+        return real(text, inputs)
+
+    monkeypatch.setattr(equivalence, "interpret", slow)
+    monkeypatch.setattr(equivalence, "PROGRESS_AFTER", 0.1)
+    monkeypatch.setattr(equivalence, "PROGRESS_EVERY", 0.3)
+
+
+def progress_threads():
+    import threading
+
+    return [t for t in threading.enumerate() if t.name == "penguin-opt-progress"]
+
+
+def test_progress_of_a_slow_check_names_the_oracle_and_trial(slow_interpreter):
+    import re
+    import time
+
+    lines: list[str] = []
+    report = check(ADD, ADD_SWAPPED, trials=2, oracle="interpreter", progress=lines.append)
+    assert report.ok
+    assert lines, "no progress for a check of more than PROGRESS_AFTER seconds"
+    assert all(re.fullmatch(r"[^\n]+, \d+ s", line) for line in lines), lines
+    assert any(
+        re.fullmatch(
+            r"checking with the interpreter: trial [12]/2 \((before|after)\), "
+            r"\d+ s",
+            line,
+        )
+        for line in lines
+    ), lines
+    seen = len(lines)
+    time.sleep(0.5)  # more than PROGRESS_EVERY: a ticker left running would add a line
+    assert len(lines) == seen
+    assert not progress_threads()
+
+
+def test_no_progress_for_a_fast_check(monkeypatch):
+    from penguin_opt import equivalence
+
+    monkeypatch.setattr(equivalence, "PROGRESS_AFTER", 30.0)  # far above this check's time
+    lines: list[str] = []
+    assert check(ADD, ADD_SWAPPED, progress=lines.append).ok
+    assert lines == []
+    assert not progress_threads()
+
+
+def test_penguin_check_prints_progress_unless_turned_off(slow_interpreter, capsys):
+    from penguin_opt.check_cli import run_check
+
+    args = check_args("--oracle", "interpreter", "--trials", "2")
+    assert run_check(ADD, ADD_SWAPPED, args, exact=False, resize_mode="mean") == 0
+    err = capsys.readouterr().err
+    assert "equivalence: checking with the interpreter: trial" in err or (
+        "equivalence: converting the programs for the interpreter" in err
+    ), err
+    assert run_check(ADD, ADD_SWAPPED, args, exact=False, resize_mode="mean", progress=False) == 0
+    err = capsys.readouterr().err
+    assert "all outputs match" in err
+    assert " s\n" not in err.split("oracle:")[0], err  # no progress line before the table
+    assert "checking with" not in err, err
+    assert "converting" not in err, err
+
+
+def test_ticker_heartbeat_stops_with_the_job():
+    import time
+
+    from penguin_opt.equivalence import ProgressTicker
+
+    lines: list[str] = []
+    with ProgressTicker(lines.append, delay=0.05, every=0.1, min_gap=0.0) as tick:
+        tick.status("exporting")
+        time.sleep(0.45)
+    seen = len(lines)
+    assert seen >= 3, lines  # the first line, then heartbeats while nothing changes
+    assert set(lines) == {"exporting, 0 s"}
+    time.sleep(0.3)
+    assert len(lines) == seen
+    assert not progress_threads()
+
+    def broken(line):
+        raise BrokenPipeError  # stderr went away: the job goes on, quietly
+
+    with ProgressTicker(broken, delay=0.0, every=0.05) as tick:
+        tick.status("checking")
+        time.sleep(0.1)
+    assert not progress_threads()
+
+
+# ---------------------------------------------------------------------------- auto
+
+
+BIG_DOT = """func.func @main(%a: tensor<200x300xf32>, %b: tensor<300x200xf32>) -> tensor<200x200xf32> {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<200x300xf32>, tensor<300x200xf32>) -> tensor<200x200xf32>
+  return %0 : tensor<200x200xf32>
+}
+"""
+
+
+def test_auto_uses_the_interpreter_for_a_small_program_and_xla_for_a_large_one():
+    from penguin_opt.equivalence import AUTO_XLA_WORK, program_profile
+
+    assert program_profile(ADD).work == 4
+    assert program_profile(BIG_DOT).work == 200 * 200 * 300  # multiply-adds
+    assert program_profile(BIG_DOT).work > AUTO_XLA_WORK  # ~6 s per interpreter run
+    small = check(ADD, ADD_SWAPPED)
+    assert (small.oracle, small.note) == ("interpreter", "")
+    large = check(BIG_DOT, BIG_DOT, trials=2)
+    assert large.ok
+    assert large.oracle == "xla"
+    assert "element operations" in large.note
+
+
+def test_the_auto_threshold_is_the_documented_one():
+    import argparse
+
+    from penguin_opt.cli_common import add_check_options
+    from penguin_opt.equivalence import AUTO_XLA_WORK
+
+    parser = argparse.ArgumentParser()
+    add_check_options(parser)
+    assert f"{AUTO_XLA_WORK:,} element operations" in " ".join(parser.format_help().split())
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    assert f"Up to {AUTO_XLA_WORK:,} (of the larger program) the interpreter" in readme
+
+
+def test_auto_has_the_interpreter_decide_a_difference_xla_finds(monkeypatch):
+    """XLA may compute a program and its folded twin differently: a difference it finds
+    is checked again on the interpreter, whose verdict is reported."""
+    from penguin_opt import equivalence
+
+    monkeypatch.setattr(equivalence, "AUTO_XLA_WORK", 0)  # every program is "large"
+    real, calls = equivalence.run_xla, []
+
+    def xla_off_by_one_on_the_after_side(text, inputs):
+        calls.append(text)
+        outs = real(text, inputs)
+        return [o + 1 for o in outs] if len(calls) % 2 == 0 else outs
+
+    monkeypatch.setattr(equivalence, "run_xla", xla_off_by_one_on_the_after_side)
+    report = check(ADD, ADD_SWAPPED, rtol=0.0, atol=0.0)
+    assert report.ok
+    assert report.oracle == "interpreter"
+    assert "found a difference" in report.note
+    assert calls
+    monkeypatch.setattr(equivalence, "run_xla", real)
+    report = check(ADD, MUL)  # a real difference: XLA and then the interpreter find it
+    assert not report.ok
+    assert report.oracle == "interpreter"
+
+
+def test_auto_on_xla_compares_bit_exact_rewrites_bit_for_bit(monkeypatch, capsys):
+    """--check-equivalence after folds only: a one-ulp change is a mismatch on XLA too
+    (the derived tolerance would let it pass)."""
+    from penguin_opt import equivalence
+    from penguin_opt.check_cli import run_check
+
+    monkeypatch.setattr(equivalence, "AUTO_XLA_WORK", 0)
+    ulp = ADD.replace(
+        "return %0",
+        "%c = stablehlo.constant dense<1.0e-7> : tensor<4xf32>\n"
+        "  %1 = stablehlo.add %0, %c : tensor<4xf32>\n  return %1",
+    )
+    assert run_check(ADD, ulp, check_args(), exact=False, resize_mode="mean") == 0
+    assert "oracle: xla" in capsys.readouterr().err
+    assert run_check(ADD, ulp, check_args(), exact=True, resize_mode="mean") == 3
+    err = capsys.readouterr().err
+    assert "MISMATCH" in err
+    assert "the interpreter decided" in err
+
+
+def test_auto_falls_back_to_the_interpreter_when_xla_cannot_run_a_large_program(monkeypatch):
+    from penguin_opt import equivalence
+
+    def xla_rejects(text, inputs):
+        raise NotCheckable("INVALID_ARGUMENT: Invalid XLA PrimitiveType: 13 (TUPLE)")
+
+    monkeypatch.setattr(equivalence, "AUTO_XLA_WORK", 0)
+    monkeypatch.setattr(equivalence, "run_xla", xla_rejects)
+    report = check(ADD, ADD_SWAPPED)
+    assert report.ok
+    assert report.oracle == "interpreter"
+    assert "could not run it" in report.note

@@ -22,13 +22,16 @@ SIMPLE = """func.func @main(%arg0: tensor<2x3xf32>) -> tensor<i32> {
 def penguin_opt(*args, stdin: bytes | None = None):
     return subprocess.run(
         [sys.executable, "-m", "penguin_opt.cli", *map(str, args)],
-        input=stdin, capture_output=True, cwd=ROOT,
+        input=stdin,
+        capture_output=True,
+        cwd=ROOT,
     )
 
 
 def test_bundled_example_end_to_end():
-    proc = penguin_opt(EXAMPLE, "-p", "inline,stablehlo-canonicalize-for-penguin",
-                       "--pass-statistics")
+    proc = penguin_opt(
+        EXAMPLE, "-p", "inline,stablehlo-canonicalize-for-penguin", "--pass-statistics"
+    )
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout.decode()
     assert '"stablehlo.sort"(%arg0) <{dimension = 1' in out
@@ -90,8 +93,9 @@ def test_pass_error_writes_nothing(tmp_path):
     proc = penguin_opt(src, "-o", out, "-p", "stablehlo-canonicalize-for-penguin")
     assert proc.returncode == 1
     err = proc.stderr.decode().strip()
-    assert err == (f"{src}:2:8: error: 'stablehlo.custom_call' op ResizeNearestGrad: "
-                   "only one operand allowed")
+    assert err == (
+        f"{src}:2:8: error: 'stablehlo.custom_call' op ResizeNearestGrad: only one operand allowed"
+    )
     assert out.read_text() == "previous"
 
 
@@ -100,10 +104,14 @@ def test_pass_error_writes_nothing(tmp_path):
     [
         (["-p", "no-such-pass"], "unknown pass 'no-such-pass'"),
         (["-p", "stablehlo-canonicalize-for-penguin{bogus=1}"], "unknown option 'bogus'"),
-        (["-p", "stablehlo-canonicalize-for-penguin{resize-nearest-grad-mode=max}"],
-         "must be one of mean, sum"),
-        (["-p", "canonicalize-for-penguin{broadcast-num-elements-to-fold=x}"],
-         "expects an integer"),
+        (
+            ["-p", "stablehlo-canonicalize-for-penguin{resize-nearest-grad-mode=max}"],
+            "must be one of mean, sum",
+        ),
+        (
+            ["-p", "canonicalize-for-penguin{broadcast-num-elements-to-fold=x}"],
+            "expects an integer",
+        ),
         (["--no-such-flag"], "unrecognized arguments"),
         (["-p", " "], "empty pipeline"),
         (["-p", "cse", "--pass-pipeline", "builtin.module(cse)"], "not both"),
@@ -133,8 +141,12 @@ def test_missing_input_file():
 
 
 def test_native_passes_mix_and_func_nesting():
-    proc = penguin_opt(EXAMPLE, "-p", "inline,stablehlo-canonicalize-for-penguin,canonicalize,"
-                       "cse,symbol-dce,stablehlo-legalize-deprecated-ops")
+    proc = penguin_opt(
+        EXAMPLE,
+        "-p",
+        "inline,stablehlo-canonicalize-for-penguin,canonicalize,"
+        "cse,symbol-dce,stablehlo-legalize-deprecated-ops",
+    )
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout.decode()
     # penguin form survives native passes after it (expanded for them, fused back)
@@ -143,15 +155,23 @@ def test_native_passes_mix_and_func_nesting():
 
 
 def test_mhlo_round_trip_pipeline():
-    proc = penguin_opt(EXAMPLE, "-p", "inline,stablehlo-legalize-to-hlo,canonicalize-for-penguin,"
-                       "hlo-legalize-to-stablehlo")
+    proc = penguin_opt(
+        EXAMPLE,
+        "-p",
+        "inline,stablehlo-legalize-to-hlo,canonicalize-for-penguin,hlo-legalize-to-stablehlo",
+    )
     assert proc.returncode == 0, proc.stderr
     assert '"stablehlo.sort"(%arg0)' in proc.stdout.decode()
 
 
 def test_timing_and_print_ir_after_all():
-    proc = penguin_opt(EXAMPLE, "-p", "inline,stablehlo-canonicalize-for-penguin",
-                       "--mlir-timing", "--mlir-print-ir-after-all")
+    proc = penguin_opt(
+        EXAMPLE,
+        "-p",
+        "inline,stablehlo-canonicalize-for-penguin",
+        "--mlir-timing",
+        "--mlir-print-ir-after-all",
+    )
     assert proc.returncode == 0, proc.stderr
     err = proc.stderr.decode()
     assert "Execution time report" in err
@@ -160,8 +180,9 @@ def test_timing_and_print_ir_after_all():
 
 
 def test_generic_output_reads_back(tmp_path):
-    proc = penguin_opt(EXAMPLE, "-p", "inline,stablehlo-canonicalize-for-penguin",
-                       "--mlir-print-op-generic")
+    proc = penguin_opt(
+        EXAMPLE, "-p", "inline,stablehlo-canonicalize-for-penguin", "--mlir-print-op-generic"
+    )
     assert proc.returncode == 0, proc.stderr
     assert b'"func.func"()' in proc.stdout
     again = penguin_opt("-", "-p", "stablehlo-canonicalize-for-penguin", stdin=proc.stdout)
@@ -171,13 +192,13 @@ def test_generic_output_reads_back(tmp_path):
 def test_invalid_penguin_looking_sort_still_rejected(tmp_path):
     src = tmp_path / "bad.mlir"
     src.write_text(
-        'func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n'
+        "func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
         '  %0:2 = "stablehlo.sort"(%a) <{dimension = 0 : i64}> ({\n'
-        '  ^bb0(%x: tensor<f32>, %y: tensor<f32>, %p: tensor<i32>, %q: tensor<i32>):\n'
-        '    %c = stablehlo.compare LT, %x, %y : (tensor<f32>, tensor<f32>) -> tensor<i1>\n'
-        '    stablehlo.return %c : tensor<i1>\n'
-        '  }) : (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)\n'
-        '  return %0#0 : tensor<4xf32>\n}\n'
+        "  ^bb0(%x: tensor<f32>, %y: tensor<f32>, %p: tensor<i32>, %q: tensor<i32>):\n"
+        "    %c = stablehlo.compare LT, %x, %y : (tensor<f32>, tensor<f32>) -> tensor<i1>\n"
+        "    stablehlo.return %c : tensor<i1>\n"
+        "  }) : (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)\n"
+        "  return %0#0 : tensor<4xf32>\n}\n"
     )  # index result of the wrong element type for an iota-less sort is still verified
     proc = penguin_opt(src, "-p", "cse")
     assert proc.returncode == 1
@@ -199,8 +220,9 @@ def test_hlo_text_and_proto_inputs(tmp_path):
     proto = hlo_text_to_proto(hlo_text)
     (tmp_path / "model.hlo_module.pb").write_bytes(proto)
     for name in ("m.hlo", "model.hlo_module.pb"):
-        proc = penguin_opt(tmp_path / name, "-p", "stablehlo-canonicalize-for-penguin{"
-                           "all-functions=true}")
+        proc = penguin_opt(
+            tmp_path / name, "-p", "stablehlo-canonicalize-for-penguin{all-functions=true}"
+        )
         assert proc.returncode == 0, proc.stderr
         assert b"stablehlo.sort" in proc.stdout
 
@@ -217,9 +239,7 @@ def test_bytecode_and_portable_artifact_inputs(tmp_path):
         with open(path, "wb") as f:
             module.write_bytecode(f)
         text = str(module)
-        artifact = stablehlo.serialize_portable_artifact_str(
-            text, stablehlo.get_current_version()
-        )
+        artifact = stablehlo.serialize_portable_artifact_str(text, stablehlo.get_current_version())
         (tmp_path / "m.vhlo").write_bytes(artifact)
         del ir
     for name in ("m.mlirbc", "m.vhlo"):
@@ -282,11 +302,12 @@ def test_output_parses_back_when_a_while_refines_its_block_types(tmp_path):
 def test_split_input_file_statistics_sum_over_chunks(tmp_path):
     src = tmp_path / "two.mlir"
     src.write_text(SIMPLE + "// -----\n" + SIMPLE.replace("dim = 1", "dim = 0"))
-    proc = penguin_opt(src, "--split-input-file", "-p", "stablehlo-canonicalize-for-penguin",
-                       "--pass-statistics")
+    proc = penguin_opt(
+        src, "--split-input-file", "-p", "stablehlo-canonicalize-for-penguin", "--pass-statistics"
+    )
     assert proc.returncode == 0, proc.stderr
     stats = proc.stderr.decode()
-    block = stats[stats.index("replaceGetDimensionSize"):]
+    block = stats[stats.index("replaceGetDimensionSize") :]
     assert "2 matched" in block.splitlines()[1]
     assert "2 rewritten" in block.splitlines()[2]
 

@@ -46,8 +46,10 @@ def test_version_thresholds_match_the_installed_interfaces():
     assert _compat._HLO_MODULE_IN_JAX == (not has_hlo)
 
 
-@pytest.mark.parametrize(("text", "expected"), [("0.10.2", (0, 10, 2)), ("0.12.0.1", (0, 12, 0)),
-                                           ("0.11.0rc1", (0, 11, 0)), ("1.0", (1, 0))])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("0.10.2", (0, 10, 2)), ("0.12.0.1", (0, 12, 0)), ("0.11.0rc1", (0, 11, 0)), ("1.0", (1, 0))],
+)
 def test_version_tuple(text, expected):
     assert _compat._version_tuple(text) == expected
 
@@ -59,8 +61,13 @@ def test_inlined_func_call_inserts_before_the_call():
         call = main.regions[0].blocks[0].operations[0]
         values = _compat.inlined_func_call(callee, list(call.operands), call.operation)
         names = [op.operation.name for op in main.regions[0].blocks[0].operations]
-        assert names == ["stablehlo.add", "stablehlo.multiply", "func.call",
-                         "stablehlo.subtract", "func.return"]
+        assert names == [
+            "stablehlo.add",
+            "stablehlo.multiply",
+            "func.call",
+            "stablehlo.subtract",
+            "func.return",
+        ]
         assert len(values) == 1
         assert values[0].owner.name == "stablehlo.multiply"
 
@@ -84,7 +91,8 @@ def test_cpu_compile_and_load_runs_a_program():
 
     exe, device = _compat.cpu_compile_and_load(
         "func.func @main(%a: tensor<3xf32>) -> tensor<3xf32> {\n"
-        "  %0 = stablehlo.add %a, %a : tensor<3xf32>\n  return %0 : tensor<3xf32>\n}\n")
+        "  %0 = stablehlo.add %a, %a : tensor<3xf32>\n  return %0 : tensor<3xf32>\n}\n"
+    )
     buffers = [jax.device_put(np.arange(3, dtype=np.float32), device)]
     out = exe.execute_sharded(buffers).disassemble_into_single_device_arrays()
     np.testing.assert_array_equal(np.asarray(out[0][0]), [0, 2, 4])
@@ -117,3 +125,35 @@ def test_private_interfaces_only_in_the_compat_module():
                 if "import" in code and PRIVATE.search(code):
                     offenders.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
     assert not offenders, "\n".join(offenders)
+
+
+def test_mlir_to_xla_computation_converts_text_and_bytecode():
+    """XLA's MLIR->HLO converter (same keywords from jaxlib 0.9.2 through 0.12.x): HLO
+    text, a proto the HLO module class reads, and an error naming what it refuses."""
+    import io as _io
+
+    from jaxlib import _jax
+
+    signature = _jax.mlir.mlir_module_to_xla_computation.__doc__ or ""
+    assert "use_tuple_args" in signature
+    assert "return_tuple" in signature
+    program = CALLS.replace("@f", "@twice")
+    with make_context():
+        buffer = _io.BytesIO()
+        ir.Module.parse(program).operation.write_bytecode(buffer)
+    for given in (program, buffer.getvalue()):
+        computation = _compat.mlir_to_xla_computation(given)
+        text = computation.as_hlo_text(print_large_constants=True)
+        assert text.startswith("HloModule ")
+        assert "multiply(" in text
+        assert "subtract(" in text
+        module = _compat.hlo_module_class().from_serialized_hlo_module_proto(
+            computation.as_serialized_hlo_module_proto()
+        )
+        assert "subtract(" in module.to_string()
+    refused = (
+        "func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n"
+        "  %0 = arith.addf %a, %a : tensor<2xf32>\n  return %0 : tensor<2xf32>\n}\n"
+    )
+    with pytest.raises(Exception, match=r"'arith\.addf' op"):
+        _compat.mlir_to_xla_computation(refused)

@@ -57,8 +57,12 @@ def test_report_renders_a_row_per_variant():
     spec = next(m for m in CI_MODELS if m.name == "topk_argsort")
     results = list(_ci_results(spec))
     text = render({spec.name: spec}, results, {}, None, "Not run.", [])
-    rows = [line for line in text.splitlines() if line.startswith("| topk_argsort | ")
-            and line.split(" | ")[1] in ("stablehlo", "mhlo", "hlo")]
+    rows = [
+        line
+        for line in text.splitlines()
+        if line.startswith("| topk_argsort | ")
+        and line.split(" | ")[1] in ("stablehlo", "mhlo", "hlo")
+    ]
     assert len(rows) == len(results) == 3
     assert "fuseIotaSort 2" in rows[0]
 
@@ -94,7 +98,11 @@ def test_pretty_check_ops_become_numbered_custom_calls():
     assert "@check.observe.3(%0)" in out
     assert "@check.expect_close.4(%0, %0)" in out
     assert [e.kind for e in table] == [
-        "expect_eq_const", "expect_almost_eq_const", "expect_close", "observe", "expect_close"
+        "expect_eq_const",
+        "expect_almost_eq_const",
+        "expect_close",
+        "observe",
+        "expect_close",
     ]
     assert table[1].tolerance == 0.1
     assert table[2].max_ulp == 3
@@ -102,7 +110,8 @@ def test_pretty_check_ops_become_numbered_custom_calls():
 
 
 def test_entry_program_returns_checked_values():
-    text, _table = shared.convert_check_ops("""func.func private @g(%a: tensor<2xi32>) -> tensor<2xi32> {
+    text, _table = (
+        shared.convert_check_ops("""func.func private @g(%a: tensor<2xi32>) -> tensor<2xi32> {
   return %a : tensor<2xi32>
 }
 func.func @t() {
@@ -114,6 +123,7 @@ func.func @t() {
 func.func @other() {
   func.return
 }""")
+    )
     prog, used = shared.entry_program(text, "t", "equiv")
     assert used == [0]
     assert "func.func @main() -> (tensor<2xi32>, tensor<2xi32>)" in prog

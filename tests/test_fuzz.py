@@ -64,7 +64,9 @@ def mutate(text: str, rng: random.Random) -> bytes:
 def pipeline_for(text: str) -> str:
     if '"mhlo.' in text or " mhlo." in text:
         return "canonicalize-for-penguin{all-functions=true},canonicalize-conv"
-    return "inline,stablehlo-canonicalize-for-penguin{all-functions=true},stablehlo-canonicalize-conv"
+    return (
+        "inline,stablehlo-canonicalize-for-penguin{all-functions=true},stablehlo-canonicalize-conv"
+    )
 
 
 def check_mutants(tmp_path: Path, count: int, seed: int) -> None:

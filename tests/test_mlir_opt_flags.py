@@ -30,8 +30,13 @@ func.func @main(%arg0: tensor<4xf32>) -> tensor<i32> {
 }
 """
 
-HELPER_NAMES = ("penguin-opt-verify", "penguin-sort-expand", "penguin-sort-refuse",
-                "penguin-sort-fuse", "penguin.expanded_sort")
+HELPER_NAMES = (
+    "penguin-opt-verify",
+    "penguin-sort-expand",
+    "penguin-sort-refuse",
+    "penguin-sort-fuse",
+    "penguin.expanded_sort",
+)
 
 
 def dumps(stderr: str) -> list[str]:
@@ -60,15 +65,18 @@ def test_allow_unregistered_dialect(tmp_path):
 
 
 def test_print_ir_before_and_after_all_name_only_user_passes():
-    proc = run(EXAMPLE, "-p", f"{PIPELINE},cse", "--mlir-print-ir-before-all",
-               "--mlir-print-ir-after-all")
+    proc = run(
+        EXAMPLE, "-p", f"{PIPELINE},cse", "--mlir-print-ir-before-all", "--mlir-print-ir-after-all"
+    )
     assert proc.returncode == 0, proc.stderr
     err = proc.stderr.decode()
     assert dumps(err) == [
-        "Before Inline (inline)", "After Inline (inline)",
+        "Before Inline (inline)",
+        "After Inline (inline)",
         "Before StablehloCanonicalizeForPenguin (stablehlo-canonicalize-for-penguin)",
         "After StablehloCanonicalizeForPenguin (stablehlo-canonicalize-for-penguin)",
-        "Before cse (cse)", "After cse (cse)",
+        "Before cse (cse)",
+        "After cse (cse)",
     ]
     for helper in HELPER_NAMES:
         assert helper not in err
@@ -77,16 +85,28 @@ def test_print_ir_before_and_after_all_name_only_user_passes():
 
 
 def test_print_ir_before_and_after_named_passes():
-    proc = run(EXAMPLE, "-p", f"{PIPELINE},cse", "--mlir-print-ir-before=cse",
-               "-mlir-print-ir-after=inline,cse")
+    proc = run(
+        EXAMPLE,
+        "-p",
+        f"{PIPELINE},cse",
+        "--mlir-print-ir-before=cse",
+        "-mlir-print-ir-after=inline,cse",
+    )
     assert proc.returncode == 0, proc.stderr
-    assert dumps(proc.stderr.decode()) == ["After Inline (inline)", "Before cse (cse)",
-                                           "After cse (cse)"]
+    assert dumps(proc.stderr.decode()) == [
+        "After Inline (inline)",
+        "Before cse (cse)",
+        "After cse (cse)",
+    ]
 
 
 def test_print_ir_after_change_skips_passes_that_change_nothing():
-    proc = run(EXAMPLE, "-p", f"{PIPELINE},symbol-dce,stablehlo-canonicalize-for-penguin",
-               "--mlir-print-ir-after-change")
+    proc = run(
+        EXAMPLE,
+        "-p",
+        f"{PIPELINE},symbol-dce,stablehlo-canonicalize-for-penguin",
+        "--mlir-print-ir-after-change",
+    )
     assert proc.returncode == 0, proc.stderr
     # the second for-penguin run and symbol-dce find nothing left to change
     assert dumps(proc.stderr.decode()) == [
@@ -98,17 +118,18 @@ def test_print_ir_after_change_skips_passes_that_change_nothing():
 def test_print_ir_after_failure(tmp_path):
     src = tmp_path / "bad.mlir"
     src.write_text(
-        'func.func @main(%arg0: tensor<1x8x8x3xf32>, %arg1: tensor<1x8x8x3xf32>)'
-        ' -> tensor<1x4x4x3xf32> {\n'
-        '  %0 = stablehlo.custom_call @ResizeNearestGrad(%arg0, %arg1)'
-        ' : (tensor<1x8x8x3xf32>, tensor<1x8x8x3xf32>) -> tensor<1x4x4x3xf32>\n'
-        '  return %0 : tensor<1x4x4x3xf32>\n}\n')
-    proc = run(src, "-p", "cse,stablehlo-canonicalize-for-penguin",
-               "--mlir-print-ir-after-failure")
+        "func.func @main(%arg0: tensor<1x8x8x3xf32>, %arg1: tensor<1x8x8x3xf32>)"
+        " -> tensor<1x4x4x3xf32> {\n"
+        "  %0 = stablehlo.custom_call @ResizeNearestGrad(%arg0, %arg1)"
+        " : (tensor<1x8x8x3xf32>, tensor<1x8x8x3xf32>) -> tensor<1x4x4x3xf32>\n"
+        "  return %0 : tensor<1x4x4x3xf32>\n}\n"
+    )
+    proc = run(src, "-p", "cse,stablehlo-canonicalize-for-penguin", "--mlir-print-ir-after-failure")
     assert proc.returncode == 1
     err = proc.stderr.decode()
-    assert dumps(err) == ["After StablehloCanonicalizeForPenguin Failed "
-                          "(stablehlo-canonicalize-for-penguin)"]
+    assert dumps(err) == [
+        "After StablehloCanonicalizeForPenguin Failed (stablehlo-canonicalize-for-penguin)"
+    ]
     assert err.strip().splitlines()[-1].endswith("ResizeNearestGrad: only one operand allowed")
 
 
@@ -117,8 +138,14 @@ def test_timing_report_lists_the_pipeline_and_nothing_else():
     assert proc.returncode == 0, proc.stderr
     report = proc.stderr.decode().split("Execution time report")[1]
     names = re.findall(r"^\s+\d+\.\d+ \(\s*[\d.]+%\)\s+(\S+)$", report, re.M)
-    assert names == ["Parser", "inline", "stablehlo-canonicalize-for-penguin", "cse", "Output",
-                     "Total"]
+    assert names == [
+        "Parser",
+        "inline",
+        "stablehlo-canonicalize-for-penguin",
+        "cse",
+        "Output",
+        "Total",
+    ]
 
 
 def test_emit_bytecode_round_trips_penguin_sorts(tmp_path):
@@ -143,8 +170,12 @@ def test_elide_elementsattrs():
 
 
 def test_dump_pass_pipeline_spells_out_every_option():
-    proc = run(EXAMPLE, "-p", "inline,stablehlo-canonicalize-for-penguin,canonicalize",
-               "--dump-pass-pipeline")
+    proc = run(
+        EXAMPLE,
+        "-p",
+        "inline,stablehlo-canonicalize-for-penguin,canonicalize",
+        "--dump-pass-pipeline",
+    )
     assert proc.returncode == 0, proc.stderr
     err = proc.stderr.decode()
     assert "Pass Manager with 3 passes:" in err
@@ -163,8 +194,9 @@ def test_mlir_pass_statistics_is_an_alias():
     assert a.stderr == b.stderr
 
 
-@pytest.mark.parametrize(("value", "verified"), [("1", True), ("true", True), ("0", False),
-                                            ("false", False)])
+@pytest.mark.parametrize(
+    ("value", "verified"), [("1", True), ("true", True), ("0", False), ("false", False)]
+)
 def test_verify_each_takes_mlir_opt_booleans(value, verified):
     proc = run(EXAMPLE, f"--verify-each={value}", "-p", PIPELINE)
     assert proc.returncode == 0, proc.stderr
@@ -183,8 +215,9 @@ def test_no_pipeline_parses_verifies_and_prints(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert b"stablehlo.sine" in proc.stdout
     bad = tmp_path / "bad.mlir"
-    bad.write_text("func.func @main(%a: tensor<2xf32>) -> tensor<3xf32> {\n"
-                   "  return %a : tensor<2xf32>\n}\n")
+    bad.write_text(
+        "func.func @main(%a: tensor<2xf32>) -> tensor<3xf32> {\n  return %a : tensor<2xf32>\n}\n"
+    )
     proc = run(bad)
     assert proc.returncode == 1
     assert proc.stderr.decode().startswith(f"{bad}:2:3: error:")
@@ -211,10 +244,16 @@ def test_split_input_file_continues_after_a_failed_chunk(tmp_path):
 
 def test_split_input_file_with_markers(tmp_path):
     src = tmp_path / "chunks.mlir"
-    src.write_text(TWO_CHUNKS.replace("{marker}", "#### split").replace("stablehlo.bogus",
-                                                                 "stablehlo.abs"))
-    proc = run(src, "-p", "stablehlo-canonicalize-for-penguin",
-               "--split-input-file=#### split", "--output-split-marker=// ===")
+    src.write_text(
+        TWO_CHUNKS.replace("{marker}", "#### split").replace("stablehlo.bogus", "stablehlo.abs")
+    )
+    proc = run(
+        src,
+        "-p",
+        "stablehlo-canonicalize-for-penguin",
+        "--split-input-file=#### split",
+        "--output-split-marker=// ===",
+    )
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout.decode()
     assert out.count("// ===\n") == 2
@@ -223,11 +262,13 @@ def test_split_input_file_with_markers(tmp_path):
 
 def test_verify_diagnostics_fails_on_unexpected_warnings(tmp_path):
     src = tmp_path / "w.mlir"
-    body = ('func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {{\n'
-            '  {expect}\n'
-            '  %0 = stablehlo.custom_call @AwsNeuronErf(%arg0) {{backend_config = "{{a: 1}}"}}'
-            ' : (tensor<4xf32>) -> tensor<4xf32>\n'
-            '  return %0 : tensor<4xf32>\n}}\n')
+    body = (
+        "func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {{\n"
+        "  {expect}\n"
+        '  %0 = stablehlo.custom_call @AwsNeuronErf(%arg0) {{backend_config = "{{a: 1}}"}}'
+        " : (tensor<4xf32>) -> tensor<4xf32>\n"
+        "  return %0 : tensor<4xf32>\n}}\n"
+    )
     src.write_text(body.format(expect=""))
     pipeline = "stablehlo-canonicalize-for-penguin"
     unexpected = run(src, "-p", pipeline, "--verify-diagnostics")
@@ -244,8 +285,14 @@ def test_list_passes_includes_native_passes():
     proc = run("--list-passes")
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout.decode()
-    for native in ("cse", "canonicalize", "symbol-dce", "stablehlo-legalize-to-hlo",
-                   "hlo-legalize-to-stablehlo", "stablehlo-legalize-deprecated-ops"):
+    for native in (
+        "cse",
+        "canonicalize",
+        "symbol-dce",
+        "stablehlo-legalize-to-hlo",
+        "hlo-legalize-to-stablehlo",
+        "stablehlo-legalize-deprecated-ops",
+    ):
         assert re.search(rf"^  {re.escape(native)} \[native\]", out, re.M), native
     assert re.search(r"^  stablehlo-canonicalize-for-penguin: ", out, re.M)
     assert not re.search(r"^  inline \[native\]", out, re.M)  # ours takes the name
@@ -265,8 +312,12 @@ def test_version_and_module_entry_point():
 
 
 def test_broken_pipe_exits_quietly():
-    proc = subprocess.run(f"{sys.executable} -m penguin_opt --list-passes | head -1",
-                          shell=True, capture_output=True, cwd=ROOT)
+    proc = subprocess.run(
+        f"{sys.executable} -m penguin_opt --list-passes | head -1",
+        shell=True,
+        capture_output=True,
+        cwd=ROOT,
+    )
     assert proc.stdout.decode().startswith("penguin-opt passes:")
     assert b"Traceback" not in proc.stderr
     assert b"BrokenPipe" not in proc.stderr

@@ -16,8 +16,11 @@ EXAMPLE = ROOT / "examples" / "argsort_model.mlir"
 
 
 def penguin_opt(*args):
-    return subprocess.run([sys.executable, "-m", "penguin_opt", EXAMPLE, "-p", "cse",
-                           *map(str, args)], capture_output=True, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "penguin_opt", EXAMPLE, "-p", "cse", *map(str, args)],
+        capture_output=True,
+        cwd=ROOT,
+    )
 
 
 def expected() -> bytes:

@@ -71,14 +71,19 @@ def _broadcast_program(dialect: str, key: str, src, dims, out, seed: int) -> str
         else f"%c = mhlo.constant {attr}\n"
     )
     if dialect == "stablehlo":
-        body += (f"  %0 = stablehlo.broadcast_in_dim %c, dims = {dims} : "
-                 f"({_type(src, key)}) -> {_type(out, key)}\n")
+        body += (
+            f"  %0 = stablehlo.broadcast_in_dim %c, dims = {dims} : "
+            f"({_type(src, key)}) -> {_type(out, key)}\n"
+        )
     else:
-        body += (f'  %0 = "mhlo.broadcast_in_dim"(%c) <{{broadcast_dimensions = '
-                 f"dense<{dims}> : tensor<{len(dims)}xi64>}}> : "
-                 f"({_type(src, key)}) -> {_type(out, key)}\n")
-    return (f"func.func @main() -> {_type(out, key)} {{\n  {body}"
-            f"  return %0 : {_type(out, key)}\n}}\n")
+        body += (
+            f'  %0 = "mhlo.broadcast_in_dim"(%c) <{{broadcast_dimensions = '
+            f"dense<{dims}> : tensor<{len(dims)}xi64>}}> : "
+            f"({_type(src, key)}) -> {_type(out, key)}\n"
+        )
+    return (
+        f"func.func @main() -> {_type(out, key)} {{\n  {body}  return %0 : {_type(out, key)}\n}}\n"
+    )
 
 
 def _run(text: str, pipeline: str) -> tuple[str, penguin_opt.Result]:
@@ -100,8 +105,12 @@ def test_broadcast_fold_every_element_type(dialect, key):
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(case=broadcasts(), key=st.sampled_from(["f32", "bf16", "i8", "i1", "ui16", "f8E5M2"]),
-       dialect=st.sampled_from(["stablehlo", "mhlo"]), seed=st.integers(0, 2**16))
+@given(
+    case=broadcasts(),
+    key=st.sampled_from(["f32", "bf16", "i8", "i1", "ui16", "f8E5M2"]),
+    dialect=st.sampled_from(["stablehlo", "mhlo"]),
+    seed=st.integers(0, 2**16),
+)
 def test_broadcast_fold_random_shapes(case, key, dialect, seed):
     src, dims, out = case
     text = _broadcast_program(dialect, key, src, dims, out, seed)
@@ -112,13 +121,32 @@ def test_broadcast_fold_random_shapes(case, key, dialect, seed):
     assert report.ok, report.table()
 
 
-CONVERT_TYPES = ["f64", "f32", "f16", "bf16", "f8E4M3FN", "f8E5M2", "i1", "i4", "i8", "i32",
-                 "i64", "ui8", "ui32", "ui64", "complex<f32>"]
+CONVERT_TYPES = [
+    "f64",
+    "f32",
+    "f16",
+    "bf16",
+    "f8E4M3FN",
+    "f8E5M2",
+    "i1",
+    "i4",
+    "i8",
+    "i32",
+    "i64",
+    "ui8",
+    "ui32",
+    "ui64",
+    "complex<f32>",
+]
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(src=st.sampled_from(CONVERT_TYPES), dst=st.sampled_from(CONVERT_TYPES),
-       seed=st.integers(0, 2**16), dialect=st.sampled_from(["stablehlo", "mhlo"]))
+@given(
+    src=st.sampled_from(CONVERT_TYPES),
+    dst=st.sampled_from(CONVERT_TYPES),
+    seed=st.integers(0, 2**16),
+    dialect=st.sampled_from(["stablehlo", "mhlo"]),
+)
 def test_convert_fold_matches_interpreter(src, dst, seed, dialect):
     if src.startswith("complex") and not dst.startswith("complex"):
         return  # stablehlo.convert complex -> real is not a valid op
@@ -127,10 +155,12 @@ def test_convert_fold_matches_interpreter(src, dst, seed, dialect):
     with penguin_opt.make_context(), ir.Location.unknown():
         t = ir.RankedTensorType.get([6], ir.Type.parse(src))
         attr = make_elements(_values(src, [6], seed), t)
-    text = (f"func.func @main() -> {_type([6], dst)} {{\n"
-            f"  %c = {dialect}.constant {attr}\n"
-            f"  %0 = {dialect}.convert %c : ({_type([6], src)}) -> {_type([6], dst)}\n"
-            f"  return %0 : {_type([6], dst)}\n}}\n")
+    text = (
+        f"func.func @main() -> {_type([6], dst)} {{\n"
+        f"  %c = {dialect}.constant {attr}\n"
+        f"  %0 = {dialect}.convert %c : ({_type([6], src)}) -> {_type([6], dst)}\n"
+        f"  return %0 : {_type([6], dst)}\n}}\n"
+    )
     pass_name = f"{'stablehlo-' if dialect == 'stablehlo' else ''}canonicalize-for-penguin"
     after, result = _run(text, pass_name)
     stats = result.statistics[pass_name]["replaceConvertsWithConstants"]
@@ -142,9 +172,11 @@ def test_convert_fold_matches_interpreter(src, dst, seed, dialect):
 
 
 def test_get_dimension_size_result_element_type_is_the_ops():
-    text = ("func.func @main(%a: tensor<5x?xf32>) -> tensor<i32> {\n"
-            '  %0 = "mhlo.get_dimension_size"(%a) <{dimension = 0 : i64}> : '
-            "(tensor<5x?xf32>) -> tensor<i32>\n  return %0 : tensor<i32>\n}\n")
+    text = (
+        "func.func @main(%a: tensor<5x?xf32>) -> tensor<i32> {\n"
+        '  %0 = "mhlo.get_dimension_size"(%a) <{dimension = 0 : i64}> : '
+        "(tensor<5x?xf32>) -> tensor<i32>\n  return %0 : tensor<i32>\n}\n"
+    )
     after, _ = _run(text, "canonicalize-for-penguin")
     assert "mhlo.constant dense<5> : tensor<i32>" in after
 
@@ -212,7 +244,10 @@ def test_zero_sized_walk_statistics_are_those_of_the_plain_rewriter():
         RemoveDeadZeroSizedTensorOps().run(ops, sweep)
     want = state.statistics["x"]["removeDeadZeroSizedTensorOps"]
     assert (got.matched, got.rewritten, dict(got.skipped)) == (
-        want.matched, want.rewritten, dict(want.skipped))
+        want.matched,
+        want.rewritten,
+        dict(want.skipped),
+    )
     assert got.rewritten >= 3
     assert set(got.skipped) == {"not-side-effect-free", "not-zero-sized"}
 
@@ -236,9 +271,14 @@ def test_repeated_folds_give_the_same_ir():
     per = result.statistics["stablehlo-canonicalize-for-penguin"]
     assert per["replaceBroadcastInDimWithConstants"].rewritten == 2
     assert per["replaceConvertsWithConstants"].rewritten == 2
-    folded = [line.split("=", 1)[1] for line in after.splitlines()
-              if "stablehlo.constant" in line and "2x3x" in line and "0.1" not in line
-              and "1.000000e-01" not in line]
+    folded = [
+        line.split("=", 1)[1]
+        for line in after.splitlines()
+        if "stablehlo.constant" in line
+        and "2x3x" in line
+        and "0.1" not in line
+        and "1.000000e-01" not in line
+    ]
     broadcasts = [f for f in folded if "f32>" in f and "1.500000e+00" in f]
     converts = [f for f in folded if "f16>" in f]
     assert len(broadcasts) == 2

@@ -29,9 +29,13 @@ class BreakIR(ModulePass):
     def run(self, module: ir.Operation, state: RunState) -> None:
         func = module.regions[0].blocks[0].operations[0]
         add = func.regions[0].blocks[0].operations[0].operation
-        ir.Operation.create("stablehlo.add", results=[ir.RankedTensorType.get(
-            [5], ir.F32Type.get())], operands=list(add.operands), loc=add.location,
-            ip=ir.InsertionPoint(add))
+        ir.Operation.create(
+            "stablehlo.add",
+            results=[ir.RankedTensorType.get([5], ir.F32Type.get())],
+            operands=list(add.operands),
+            loc=add.location,
+            ip=ir.InsertionPoint(add),
+        )
 
 
 @pytest.fixture
@@ -53,8 +57,10 @@ def test_default_verifies_once_per_run_of_our_passes(broken):
 
 def test_verify_each_names_the_pass(broken):
     with pytest.raises(PassError) as err:
-        run("stablehlo-canonicalize-for-penguin,test-break-ir,stablehlo-canonicalize-conv",
-            verify="each")
+        run(
+            "stablehlo-canonicalize-for-penguin,test-break-ir,stablehlo-canonicalize-conv",
+            verify="each",
+        )
     assert "test-break-ir produced invalid IR:" in str(err.value)
 
 
@@ -72,22 +78,41 @@ def test_verify_off_does_not_verify(broken):
 
 def test_valid_pipelines_pass_in_every_mode():
     for verify in ("default", "each", "off"):
-        result = run("inline,stablehlo-canonicalize-for-penguin,cse,stablehlo-canonicalize-conv",
-                     verify=verify)
+        result = run(
+            "inline,stablehlo-canonicalize-for-penguin,cse,stablehlo-canonicalize-conv",
+            verify=verify,
+        )
         with result.module.context:
             assert result.module.verify()
 
 
-@pytest.mark.parametrize(("flag", "code"), [("--verify-each", 0), ("--verify-each=true", 0),
-                                       ("--verify-each=false", 0), ("--verify-each=maybe", 2)])
+@pytest.mark.parametrize(
+    ("flag", "code"),
+    [
+        ("--verify-each", 0),
+        ("--verify-each=true", 0),
+        ("--verify-each=false", 0),
+        ("--verify-each=maybe", 2),
+    ],
+)
 def test_cli_flag(tmp_path, flag, code):
     import subprocess
     import sys
 
     src = tmp_path / "t.mlir"
     src.write_text(TEXT)
-    proc = subprocess.run([sys.executable, "-m", "penguin_opt.cli", str(src), flag, "-p",
-                           "stablehlo-canonicalize-for-penguin,cse"], capture_output=True)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "penguin_opt.cli",
+            str(src),
+            flag,
+            "-p",
+            "stablehlo-canonicalize-for-penguin,cse",
+        ],
+        capture_output=True,
+    )
     assert proc.returncode == code, proc.stderr
     if code == 0:
         assert b"stablehlo.add %arg0, %arg0" in proc.stdout
@@ -106,9 +131,10 @@ PENGUIN_SORT_INPUT = """module {
 """
 
 
-@pytest.mark.parametrize(("pipeline", "verify"), [("canonicalize", "default"),
-                                             ("inline,canonicalize", "default"),
-                                             ("canonicalize", "off")])
+@pytest.mark.parametrize(
+    ("pipeline", "verify"),
+    [("canonicalize", "default"), ("inline,canonicalize", "default"), ("canonicalize", "off")],
+)
 def test_penguin_sorts_in_the_input_are_expanded_for_native_passes(pipeline, verify):
     """A penguin-form sort read back from our output is expanded (its index ramp made an
     operand again) before a native pass, even with no for-penguin pass in the pipeline:

@@ -64,12 +64,13 @@ from penguin_opt.equivalence import NotCheckable, check
 from penguin_opt.passes import REASSOCIATING
 
 PIPELINES = {
-    "stablehlo": ("inline,stablehlo-canonicalize-for-penguin{OPTIONS},"
-                  "stablehlo-canonicalize-conv"),
+    "stablehlo": ("inline,stablehlo-canonicalize-for-penguin{OPTIONS},stablehlo-canonicalize-conv"),
     "mhlo": "inline,stablehlo-legalize-to-hlo,canonicalize-for-penguin{OPTIONS},canonicalize-conv",
 }
-FOR_PENGUIN_PASS = {"stablehlo": "stablehlo-canonicalize-for-penguin",
-                    "mhlo": "canonicalize-for-penguin"}
+FOR_PENGUIN_PASS = {
+    "stablehlo": "stablehlo-canonicalize-for-penguin",
+    "mhlo": "canonicalize-for-penguin",
+}
 CONV_PASS = {"stablehlo": "stablehlo-canonicalize-conv", "mhlo": "canonicalize-conv"}
 ZERO_SIZED = "removeDeadZeroSizedTensorOps"
 # Rewriters whose output may round differently (they re-associate a sum); every other
@@ -124,12 +125,13 @@ class Tally:
         for r in REWRITERS:
             cells = [f"{self.hits[(d, r)]}/{self.rewrites[(d, r)]}" for d in DIALECTS]
             lines.append(f"{r:<36} {cells[0]:>24} {cells[1]:>20}")
-        lines.append("near misses: planned skips confirmed by the statistics, ops found in "
-                     "place (stablehlo / mhlo)")
+        lines.append(
+            "near misses: planned skips confirmed by the statistics, ops found in "
+            "place (stablehlo / mhlo)"
+        )
         reasons = sorted({(r, why) for (_, r, why) in self.skips})
         for r, why in reasons:
-            cells = [f"{self.skips[(d, r, why)]}/{self.near_misses[(d, r, why)]}"
-                     for d in DIALECTS]
+            cells = [f"{self.skips[(d, r, why)]}/{self.near_misses[(d, r, why)]}" for d in DIALECTS]
             lines.append(f"  {r + ': ' + why:<60} {cells[0]:>12} {cells[1]:>12}")
         return "\n".join(lines)
 
@@ -137,19 +139,22 @@ class Tally:
         assert self.programs >= 0.9 * requested, self.programs
         bad = sum(self.not_checkable.values())
         assert bad <= MAX_NOT_CHECKABLE * self.runs, (
-            f"{bad} of {self.runs} runs were not checkable: {dict(self.not_checkable)}")
+            f"{bad} of {self.runs} runs were not checkable: {dict(self.not_checkable)}"
+        )
         for d in DIALECTS:
             for r in REWRITERS:
                 if r == ZERO_SIZED and d == "mhlo":
                     continue
                 assert self.hits[(d, r)] >= MIN_HIT_FRACTION * self.programs, (
                     f"{d}: {r} rewrote something in only {self.hits[(d, r)]} of "
-                    f"{self.programs} programs")
+                    f"{self.programs} programs"
+                )
             wanted = [(r, why) for r, reasons in NEAR_MISS_REASONS.items() for why in reasons]
             if d == "mhlo":
                 wanted = [w for w in wanted if w[0] != ZERO_SIZED]
-                wanted += [(r, why) for r, reasons in MHLO_NEAR_MISS_REASONS.items()
-                           for why in reasons]
+                wanted += [
+                    (r, why) for r, reasons in MHLO_NEAR_MISS_REASONS.items() for why in reasons
+                ]
             missing = [w for w in wanted if not self.skips[(d, *w)]]
             assert not missing, f"{d}: near misses never generated: {missing}"
             missing = [w for w in IN_PLACE[d] if not self.near_misses[(d, *w)]]
@@ -194,8 +199,9 @@ def check_statistics(program: Program, dialect: str, stats, tally: Tally) -> Non
         if outcome == "rewritten":
             continue
         got = stats[r].skipped[outcome] if r in stats else 0
-        assert got >= want, (f"{dialect}: {r} skipped {got} ops as '{outcome}', expected at "
-                             f"least {want}")
+        assert got >= want, (
+            f"{dialect}: {r} skipped {got} ops as '{outcome}', expected at least {want}"
+        )
         tally.skips[(dialect, r, outcome)] += want
 
 
@@ -253,7 +259,8 @@ def check_near_misses(program: Program, dialect: str, module, tally: Tally) -> N
             candidates = ops.get(nm.tag, [])
             assert any(still_in_place(nm, op, dialect) for op in candidates), (
                 f"{dialect}: the near miss {nm} was rewritten: "
-                f"{[op.operation.get_asm()[:400] for op in candidates]}")
+                f"{[op.operation.get_asm()[:400] for op in candidates]}"
+            )
             tally.near_misses[(dialect, nm.rewriter, nm.reason)] += 1
 
 
@@ -324,9 +331,14 @@ def run_programs(per_kind: int, max_units: int, hypothesis_seed: int) -> Tally:
     for i, required in enumerate(REQUIRED):
 
         @seed(hypothesis_seed + i)
-        @settings(max_examples=per_kind, database=None, deadline=None, print_blob=False,
-                  suppress_health_check=list(HealthCheck),
-                  phases=(Phase.explicit, Phase.generate, Phase.shrink))
+        @settings(
+            max_examples=per_kind,
+            database=None,
+            deadline=None,
+            print_blob=False,
+            suppress_health_check=list(HealthCheck),
+            phases=(Phase.explicit, Phase.generate, Phase.shrink),
+        )
         @given(program=programs(max_units=max_units, required=required))
         def one(program: Program) -> None:
             tally.programs += 1

@@ -65,11 +65,13 @@ def test_canonical_object_survives_an_operand_replaced_and_an_attribute_set():
         assert not sweep.is_erased(gds)
 
 
-
 def test_reassociating_rewriters_are_derived_from_their_declaration():
     from penguin_opt.passes import REASSOCIATING, CanonicalizeForPenguin
     from penguin_opt.passes.canonicalize_conv import CanonicalizeConv
 
-    declared = {r.name for r in (*CanonicalizeForPenguin().rewriters(),
-                                 *CanonicalizeConv.rewrites()) if not r.exact}
+    declared = {
+        r.name
+        for r in (*CanonicalizeForPenguin().rewriters(), *CanonicalizeConv.rewriters())
+        if not r.exact
+    }
     assert REASSOCIATING == declared == {"lowerResizeNearestGrad", "explicitlyStride"}

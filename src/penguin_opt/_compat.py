@@ -11,6 +11,9 @@ shim per version difference, so a new jaxlib breaks this module and nothing else
   driver (no public module re-exports it in jaxlib).
 * HLO import: ``jaxlib._jax.mlir.hlo_to_stablehlo`` and the HLO module class
   (``jaxlib._hlo`` from 0.10.2 on, ``jaxlib._jax`` before).
+* HLO export: ``jaxlib._jax.mlir.mlir_module_to_xla_computation`` (what jax's
+  ``Lowered.compiler_ir("hlo")`` calls; the same signature from 0.9.2 through 0.12.0.1,
+  its ``XlaComputation`` in ``jaxlib._hlo`` from 0.10.2 on, ``jaxlib._jax`` before).
 * ``op_id``: an op's identity, the pointer in its ``_CAPIPtr`` capsule (``hash(op)`` is
   not one in these bindings: it changes when an operand is replaced or an attribute set,
   and each access hands out a new Python object).
@@ -29,10 +32,17 @@ import functools
 import importlib
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from jaxlib.mlir import ir
 from jaxlib.mlir._mlir_libs import _jax_mlir_ext
 from jaxlib.mlir._mlir_libs._mlir import rewrite
+
+if TYPE_CHECKING:
+    from pathlib import Path
+    from types import ModuleType
+
+    from jaxlib.xla_client import Device, LoadedExecutable, XlaComputation
 
 __all__ = [
     "E8M0_CONVERTS_AS_MODELLED",
@@ -42,6 +52,7 @@ __all__ = [
     "hlo_text_to_proto",
     "hlo_to_stablehlo",
     "inlined_func_call",
+    "mlir_to_xla_computation",
     "native_library_path",
     "op_id",
     "register_dialects",
@@ -106,11 +117,11 @@ def inlined_func_call(
 
 
 @functools.cache
-def _hlo_module_owner():
+def _hlo_module_owner() -> ModuleType:
     return importlib.import_module("jaxlib._jax" if _HLO_MODULE_IN_JAX else "jaxlib._hlo")
 
 
-def hlo_module_class():
+def hlo_module_class() -> type:
     """jaxlib's ``HloModule`` (``from_serialized_hlo_module_proto``, ...)."""
     return _hlo_module_owner().HloModule
 
@@ -127,7 +138,18 @@ def hlo_to_stablehlo(proto: bytes) -> bytes:
     return _jax.mlir.hlo_to_stablehlo(proto)
 
 
-def cpu_compile_and_load(text: str):
+def mlir_to_xla_computation(program: bytes | str) -> XlaComputation:
+    """XLA's MLIR->HLO converter: StableHLO/MHLO/CHLO bytecode or text (entry ``@main``)
+    in, an ``XlaComputation`` (``as_hlo_text``, ``as_serialized_hlo_module_proto``) out;
+    raises an XLA status error (``JaxRuntimeError``) naming what it cannot convert."""
+    from jaxlib import _jax
+
+    return _jax.mlir.mlir_module_to_xla_computation(
+        program, use_tuple_args=False, return_tuple=False
+    )
+
+
+def cpu_compile_and_load(text: str) -> tuple[LoadedExecutable, Device]:
     """Compile StableHLO ``text`` for XLA CPU; returns (executable, device)."""
     from jax.extend import backend as jex_backend
     from jaxlib import xla_client
@@ -140,7 +162,7 @@ def cpu_compile_and_load(text: str):
     return exe, devices[0]
 
 
-def native_library_path():
+def native_library_path() -> Path:
     """The shared library of jaxlib that holds MLIR and its passes."""
     from pathlib import Path
 

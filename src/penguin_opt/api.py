@@ -11,13 +11,19 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from jaxlib.mlir import ir
 
 from .context import make_context
 from .io import Source, module_text, parse_source, read_source
-from .passes.base import RunState
-from .pipeline import Pipeline
+from .passes.base import Diagnostic, RewriterStats, RunState
+from .pipeline import IRPrinting, Pipeline
+
+if TYPE_CHECKING:
+    from jax.stages import Lowered
+
+    from .remarks import Remark
 
 
 def load_source(source: Source, context: ir.Context | None = None) -> ir.Operation:
@@ -34,15 +40,21 @@ def load_file(path: str | os.PathLike, *, context: ir.Context | None = None) -> 
     return load_source(read_source(os.fspath(path)), context)
 
 
-def parse(program: str | bytes, *, context: ir.Context | None = None,
-          name: str = "<input>") -> ir.Operation:
+def parse(
+    program: str | bytes, *, context: ir.Context | None = None, name: str = "<input>"
+) -> ir.Operation:
     """A ``builtin.module`` from program text or bytes (never a path); ``name`` is what
     error messages call it."""
     data = program.encode() if isinstance(program, str) else bytes(program)
     return load_source(Source(name, data), context)
 
 
-def load(program, *, context: ir.Context | None = None, name: str = "<input>") -> ir.Operation:
+def load(
+    program: str | bytes | bytearray | memoryview | os.PathLike | Lowered,
+    *,
+    context: ir.Context | None = None,
+    name: str = "<input>",
+) -> ir.Operation:
     """A ``builtin.module`` from a path, MLIR/HLO text, bytes, or a ``jax.jit(f).lower()``.
 
     A ``str`` that names an existing file, or looks like a file name (one line, no
@@ -62,7 +74,7 @@ def load(program, *, context: ir.Context | None = None, name: str = "<input>") -
     raise TypeError(f"cannot load a {type(program).__name__}")
 
 
-_NOT_IN_PATHS = set(" \t\n\r{}()<>%@\"=:;,")
+_NOT_IN_PATHS = set(' \t\n\r{}()<>%@"=:;,')
 
 
 def _is_path(program: str) -> bool:
@@ -79,28 +91,50 @@ class Result:
     state: RunState
 
     @property
-    def statistics(self):
+    def statistics(self) -> dict[str, dict[str, RewriterStats]]:
         return self.state.statistics
 
     @property
-    def diagnostics(self):
+    def diagnostics(self) -> list[Diagnostic]:
         return self.state.diagnostics
 
+    @property
+    def remarks(self) -> list[Remark]:
+        """One :class:`~penguin_opt.remarks.Remark` per rewrite (and per skip, with
+        ``remarks="all"``), in pipeline order; empty unless ``run(..., remarks=...)``."""
+        recorder = self.state.recorder
+        return [] if recorder is None else recorder.remarks
 
-def run(module: ir.Operation | ir.Module, pipeline: str, *, verify: str = "default",
-        **kwargs) -> Result:
+
+def run(
+    module: ir.Operation | ir.Module,
+    pipeline: str,
+    *,
+    verify: str = "default",
+    remarks: bool | str = False,
+    changes: bool = False,
+    **kwargs: RunState | IRPrinting | None,
+) -> Result:
     """Run ``pipeline`` on ``module`` (an ``ir.Module`` or its operation) in place; raises
     PassError/PipelineError/MLIRError. ``verify``: "default", "each" or "off" (see
-    ``Pipeline``). After an error the module may be partly rewritten: run on
+    ``Pipeline``). ``remarks``: True records a remark per rewrite, "all" per skip too;
+    ``changes``: each remark also holds the op before and the ops after, printed
+    (``Result.remarks``). After an error the module may be partly rewritten: run on
     ``module.clone()`` to keep the original."""
+    from .remarks import Recorder
+
     module = _module_op(module)
+    state = kwargs.pop("state", None) or RunState()
+    if remarks or changes:
+        state.recorder = Recorder(skips=remarks == "all", changes=changes)
     with module.context:
-        state = Pipeline(pipeline, verify=verify).run(module, **kwargs)
+        state = Pipeline(pipeline, verify=verify).run(module, state, **kwargs)
     return Result(module, state)
 
 
-def to_text(module: ir.Operation | ir.Module, *, generic: bool = False,
-            debug_info: bool = False) -> str:
+def to_text(
+    module: ir.Operation | ir.Module, *, generic: bool = False, debug_info: bool = False
+) -> str:
     """The module as MLIR text, as ``penguin-opt`` prints it: penguin-form sorts in generic
     form (they read back), ``generic=True`` for MLIR's generic op form everywhere,
     ``debug_info=True`` for locations (``--mlir-print-debuginfo``)."""
@@ -109,7 +143,7 @@ def to_text(module: ir.Operation | ir.Module, *, generic: bool = False,
         return module_text(module, generic=generic, debug_info=debug_info)
 
 
-def _module_op(module) -> ir.Operation:
+def _module_op(module: ir.Module | ir.Operation | ir.OpView) -> ir.Operation:
     if isinstance(module, ir.Module):
         return module.operation
     if isinstance(module, (ir.Operation, ir.OpView)):

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import sys
 import traceback
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from .cli_common import (
     EXIT_FAILURE,
@@ -25,9 +27,24 @@ from .cli_common import (
     version,
 )
 
+if TYPE_CHECKING:
+    import argparse
 
-def run_check(before: str, after: str, args, *, exact: bool, resize_mode: str) -> int:
-    """Check and print the report; returns an exit code (0, 3 or 4)."""
+
+def run_check(
+    before: str,
+    after: str,
+    args: argparse.Namespace,
+    *,
+    exact: bool,
+    resize_mode: str,
+    progress: bool | Callable[[str], None] = True,
+) -> int:
+    """Check and print the report; returns an exit code (0, 3 or 4). ``progress``: True
+    prints ``equivalence: checking with ...: trial 1/2 (before), 12 s`` lines to stderr
+    while a check runs longer than ``equivalence.PROGRESS_AFTER`` (2) seconds; a callable
+    receives those lines (without the prefix) instead; False: none (e.g. a batch driver's
+    worker processes)."""
     from .equivalence import NotCheckable, check, load_npz_inputs, main_signature
     from .io import InputError
 
@@ -49,6 +66,7 @@ def run_check(before: str, after: str, args, *, exact: bool, resize_mode: str) -
             inputs=inputs,
             resize_mode=args.resize_nearest_grad_mode or resize_mode,
             timeout=args.timeout,
+            progress=_print_progress if progress is True else (progress or None),
         )
     except InputError as err:
         print(str(err), file=sys.stderr)
@@ -66,6 +84,10 @@ def run_check(before: str, after: str, args, *, exact: bool, resize_mode: str) -
     bad = sum(not o.ok for o in report.outputs)
     print(f"equivalence: MISMATCH in {bad} of {len(report.outputs)} outputs", file=sys.stderr)
     return EXIT_MISMATCH
+
+
+def _print_progress(line: str) -> None:
+    print(f"equivalence: {line}", file=sys.stderr, flush=True)
 
 
 def penguin_check_main(argv: list[str] | None = None) -> int:

@@ -3,20 +3,25 @@
 Exit codes: 0 success; 1 the input cannot be read or a pass failed (one line on stderr,
 ``file:line:col: error: ...``, no output file written); 2 usage error (bad flags, unknown
 pass or option); with ``--check-equivalence``: 3 the results differ, 4 the program is not
-checkable (no output file is written in either case); 130 interrupted. ``--debug`` adds
-the traceback.
+checkable (no output file is written in either case); with ``--penguin-readiness=error``:
+5 an op Neuron's next stages refuse is left (the output is written); 130 interrupted,
+143 terminated. A batch exits with the first of 3, 1, 5, 4 any program gives, else 0.
+``--debug`` adds the traceback.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import stat
 import sys
 import time
 import traceback
+from typing import TYPE_CHECKING, TextIO
 
 from .cli_common import (
     EXIT_FAILURE,
+    EXIT_NOT_READY,
     EXIT_OK,
     Parser,
     UsageError,
@@ -27,6 +32,15 @@ from .cli_common import (
 )
 from .diagnostics_check import DEFAULT_MARKER as DEFAULT_SPLIT_MARKER
 
+if TYPE_CHECKING:  # imported where used: a command loads only what it needs
+    import argparse
+
+    from jaxlib.mlir import ir
+
+    from .io import Source
+    from .passes.base import RunState
+    from .pipeline import IRPrinting, Pipeline
+
 
 def build_parser() -> Parser:
     p = Parser(
@@ -35,8 +49,19 @@ def build_parser() -> Parser:
         "on MLIR, StableHLO artifacts, HLO text or HLO protos. Without a pipeline the "
         "input is parsed, verified and printed.",
     )
-    p.add_argument("input", nargs="?", default="-", help="input file, or - for stdin")
-    p.add_argument("-o", dest="output", default="-", help="output file (default stdout)")
+    p.add_argument(
+        "input_files",
+        nargs="*",
+        metavar="IN",
+        help="input file (default - for stdin); several files or a directory "
+        "(walked recursively) run as a batch into the -o directory",
+    )
+    p.add_argument(
+        "-o",
+        dest="output",
+        default="-",
+        help="output file (default stdout); with several programs, a directory",
+    )
     p.add_argument(
         "-p",
         "--passes",
@@ -54,33 +79,77 @@ def build_parser() -> Parser:
     )
     p.add_flag("--pass-statistics", "print per-rewriter matched/rewritten/skipped counts")
     p.add_flag("--mlir-pass-statistics", "alias of --pass-statistics")
+    p.add_argument(
+        "--pass-statistics-json",
+        default=None,
+        metavar="FILE",
+        help="write the statistics as JSON ({pass: {rewriter: {matched, "
+        "rewritten, skipped: {reason: n}}}}; - for stdout); a batch writes "
+        "their sums over its programs",
+    )
     p.add_flag("--mlir-timing", "print an execution time report per pass to stderr")
     p.add_flag("--mlir-print-ir-before-all", "print the IR before every pass to stderr")
     p.add_flag("--mlir-print-ir-after-all", "print the IR after every pass to stderr")
-    p.add_flag("--mlir-print-ir-after-change",
-               "print the IR after a pass only when the pass changed it")
+    p.add_flag(
+        "--mlir-print-ir-after-change", "print the IR after a pass only when the pass changed it"
+    )
     p.add_flag("--mlir-print-ir-after-failure", "print the IR after a pass that failed")
-    p.add_argument("--mlir-print-ir-before", action="append", default=[], metavar="PASS",
-                   help="print the IR before the named passes (comma separated, repeatable)")
-    p.add_argument("--mlir-print-ir-after", action="append", default=[], metavar="PASS",
-                   help="print the IR after the named passes (comma separated, repeatable)")
+    p.add_argument(
+        "--mlir-print-ir-before",
+        action="append",
+        default=[],
+        metavar="PASS",
+        help="print the IR before the named passes (comma separated, repeatable)",
+    )
+    p.add_argument(
+        "--mlir-print-ir-after",
+        action="append",
+        default=[],
+        metavar="PASS",
+        help="print the IR after the named passes (comma separated, repeatable)",
+    )
     p.add_flag("--mlir-print-op-generic", "print MLIR's generic op form")
     p.add_flag("--mlir-print-debuginfo", "print locations")
-    p.add_argument("--mlir-elide-elementsattrs-if-larger", type=int, default=None,
-                   metavar="N", help="elide constants with more than N elements when printing "
-                   "(the output does not read back)")
-    p.add_flag("--emit-bytecode", "write MLIR bytecode instead of text")
+    p.add_argument(
+        "--mlir-elide-elementsattrs-if-larger",
+        type=int,
+        default=None,
+        metavar="N",
+        help="elide constants with more than N elements when printing "
+        "(the output does not read back)",
+    )
+    from .batch import EMIT_SUFFIXES
+
+    p.add_argument(
+        "--emit",
+        choices=tuple(EMIT_SUFFIXES),
+        default="mlir",
+        metavar="KIND",
+        help="what to write: mlir (default), bytecode, executable (valid StableHLO "
+        "that jax/XLA run: penguin-form sorts re-expanded), hlo-text, hlo-proto",
+    )
+    p.add_flag("--emit-bytecode", "write MLIR bytecode instead of text (--emit=bytecode)")
     p.add_flag("--dump-pass-pipeline", "print the pipeline with every option to stderr")
     p.add_flag("--allow-unregistered-dialect", "accept ops of dialects not registered")
     p.add_optional_value(
-        "--split-input-file", DEFAULT_SPLIT_MARKER, default=None, metavar="MARKER",
+        "--split-input-file",
+        DEFAULT_SPLIT_MARKER,
+        default=None,
+        metavar="MARKER",
         help=f"run each chunk between MARKER lines (default '{DEFAULT_SPLIT_MARKER}') on its "
         "own, printing each result as it goes",
     )
-    p.add_argument("--output-split-marker", default=DEFAULT_SPLIT_MARKER, metavar="MARKER",
-                   help="line between the chunks' outputs (default '%(default)s')")
+    p.add_argument(
+        "--output-split-marker",
+        default=DEFAULT_SPLIT_MARKER,
+        metavar="MARKER",
+        help="line between the chunks' outputs (default '%(default)s')",
+    )
     p.add_optional_value(
-        "--verify-diagnostics", "all", default=None, choices=("all", "only-expected"),
+        "--verify-diagnostics",
+        "all",
+        default=None,
+        choices=("all", "only-expected"),
         metavar="all|only-expected",
         help="check diagnostics against expected-error/warning/remark comments "
         "(all: any other diagnostic fails; only-expected: others are ignored)",
@@ -92,12 +161,76 @@ def build_parser() -> Parser:
         "penguin-opt passes",
         default=None,
     )
-    p.add_flag("--list-passes", "list penguin-opt's passes with their options and the "
-               "native MLIR/StableHLO/MHLO passes a pipeline may name, then exit")
+    p.add_optional_value(
+        "--remarks",
+        "",
+        default=None,
+        metavar="REGEX",
+        help="a remark per rewrite at the op's location (file:line:col: remark: [rewriter] "
+        "...), for the rewriters REGEX matches (default every one); --remarks=all: every "
+        "skip too. Remarks do not change the exit code",
+    )
+    p.add_optional_value(
+        "--remarks-missed",
+        "",
+        default=None,
+        metavar="REGEX",
+        help="a remark per op a rewriter REGEX matches visited and skipped, with the reason",
+    )
+    p.add_argument(
+        "--remarks-file",
+        default=None,
+        metavar="FILE",
+        help="write every rewrite and skip as records: JSON if FILE ends in "
+        ".json, else LLVM's optimization-remark YAML",
+    )
+    p.add_flag(
+        "--print-changes",
+        "for each rewrite, the op before and the ops it created "
+        "after, with locations, grouped by rewriter in pipeline order (stderr)",
+    )
+    p.add_optional_value(
+        "--penguin-readiness",
+        "warn",
+        default=None,
+        choices=("warn", "error"),
+        metavar="warn|error",
+        help="after the pipeline, report every op Neuron's next stages (the Penguin "
+        "tensorizer) would still refuse, and the hazards of the seed's literal reading; "
+        "error: exit 5 if any op would be refused (the output is still written)",
+    )
+    p.add_flag(
+        "--list-passes",
+        "list penguin-opt's passes with their options and the "
+        "native MLIR/StableHLO/MHLO passes a pipeline may name, then exit",
+    )
     p.add_flag(
         "--check-equivalence",
         "run the program before and after the pipeline on random inputs "
         "and compare every output (exit 3 on a mismatch, 4 if not checkable)",
+    )
+    g = p.add_argument_group("batches (several inputs, directories, multi-graph dumps)")
+    g.add_argument(
+        "--jobs",
+        type=_positive_int,
+        default=os.cpu_count() or 1,
+        metavar="N",
+        help="worker processes, one program at a time each (default: the "
+        "machine's cores, %(default)s here)",
+    )
+    g.add_argument(
+        "--report",
+        default=None,
+        metavar="FILE.json",
+        help="write every program's status, statistics and check as JSON",
+    )
+    g.add_argument(
+        "--executor",
+        default="local",
+        metavar="local|dask://HOST:PORT",
+        type=_executor,
+        help="where the workers run: local processes (default) or "
+        "a dask.distributed scheduler (pip install 'penguin-opt[cluster]')",
     )
     p.add_argument("--version", action="version", version=f"penguin-opt {version()}")
     p.add_argument("--debug", action="store_true", help="show Python tracebacks on errors")
@@ -105,7 +238,23 @@ def build_parser() -> Parser:
     return p
 
 
-def list_passes(out=sys.stdout) -> None:
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ValueError(f"expected a positive integer, got '{text}'")
+    return value
+
+
+def _executor(text: str) -> str:
+    if text == "local" or (text.startswith("dask://") and len(text) > len("dask://")):
+        return text
+    raise ValueError(f"expected 'local' or 'dask://HOST:PORT', got '{text}'")
+
+
+def list_passes(out: TextIO = sys.stdout) -> None:
     from .native_passes import native_passes
     from .passes import PASSES
 
@@ -126,7 +275,7 @@ def main(argv: list[str] | None = None) -> int:
     return run_command(lambda: _main(argv), prog="penguin-opt", argv=argv)
 
 
-def _pipeline_text(args) -> str | None:
+def _pipeline_text(args: argparse.Namespace) -> str | None:
     if args.pipeline is not None and args.pass_pipeline is not None:
         raise UsageError("give the pipeline once: -p or --pass-pipeline, not both")
     text = args.pass_pipeline if args.pass_pipeline is not None else args.pipeline
@@ -135,7 +284,7 @@ def _pipeline_text(args) -> str | None:
     return text
 
 
-def _printing(args):
+def _printing(args: argparse.Namespace) -> IRPrinting:
     from .pipeline import IRPrinting
 
     def names(values: list[str]) -> frozenset[str]:
@@ -157,24 +306,43 @@ def _printing(args):
     )
 
 
+def _settle_flags(args: argparse.Namespace) -> str | None:
+    """Merge the flags' aliases, refuse contradictions; the pipeline text."""
+    args.pass_statistics = args.pass_statistics or args.mlir_pass_statistics
+    if args.emit_bytecode:
+        if args.emit not in ("mlir", "bytecode"):
+            raise UsageError(f"--emit-bytecode contradicts --emit={args.emit}")
+        args.emit = "bytecode"
+    text = _pipeline_text(args)
+    if args.emit != "mlir" and args.split_input_file is not None:
+        raise UsageError(f"--emit={args.emit} cannot be combined with --split-input-file")
+    if args.check_equivalence and text is None:
+        raise UsageError("--check-equivalence needs a pipeline (-p)")
+    for flag, pattern in (("--remarks", args.remarks), ("--remarks-missed", args.remarks_missed)):
+        try:
+            re.compile(pattern or "")
+        except re.error as err:
+            raise UsageError(f"{flag}: '{pattern}' is not a regular expression: {err}") from None
+    return text
+
+
 def _main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     if args.list_passes:
         list_passes()
         return EXIT_OK
-    args.pass_statistics = args.pass_statistics or args.mlir_pass_statistics
-    text = _pipeline_text(args)
-    if args.emit_bytecode and args.split_input_file is not None:
-        raise UsageError("--emit-bytecode cannot be combined with --split-input-file")
-    if args.check_equivalence and text is None:
-        raise UsageError("--check-equivalence needs a pipeline (-p)")
-    if _output_is_input(args.input, args.output):
-        shown = "standard input" if args.input == "-" else f"the input file '{args.input}'"
-        raise UsageError(f"refusing to overwrite {shown} ('{args.output}')")
+    text = _settle_flags(args)
+    inputs = args.input_files or ["-"]
+    from . import batch
+
+    if batch.is_batch(inputs):
+        return _run_batch(args, inputs, text)
+    args.input = inputs[0]
+    _refuse_overwriting_inputs(args, [args.input], with_output=True)
 
     from .io import InputError, OutputError, read_source, write_output
     from .passes.base import RunState
-    from .pipeline import Pipeline, PipelineError, print_statistics
+    from .pipeline import Pipeline, PipelineError
 
     printing = _printing(args)
     pipeline = None
@@ -194,11 +362,20 @@ def _main(argv: list[str]) -> int:
         return _fail(str(err), args.debug)
     if args.split_input_file is not None or args.verify_diagnostics:
         return _run_chunks(args, pipeline, printing, source, name)
+    if _graph_count(source) > 1:  # a torch-xla dump of several graphs: a batch
+        return _run_batch(args, inputs, text)
     state = RunState()
     before: list[str] = []
     try:
-        output = _run_one(args, pipeline, printing, source, state,
-                          before if args.check_equivalence else None, parse_start)
+        output = _run_one(
+            args,
+            pipeline,
+            printing,
+            source,
+            state,
+            before if args.check_equivalence else None,
+            parse_start,
+        )
     except PipelineError as err:
         raise UsageError(str(err)) from None
     except KeyboardInterrupt:
@@ -207,14 +384,16 @@ def _main(argv: list[str]) -> int:
         _report_timing(args, state)
         return _fail(_error_line(err, name), args.debug, state, name)
     _print_diagnostics(state, name)
-    if args.pass_statistics:
-        print_statistics(state)
+    unwritten = _report_statistics(args, state) or _report_remarks(args, state)
+    if unwritten:
+        return unwritten
+    not_ready = _print_findings(args, state, name)
     if args.check_equivalence:
         from .check_cli import run_check
 
         code = run_check(
             before[0],
-            output,
+            before[1],
             args,
             exact=_only_exact_rewrites(state),
             resize_mode=_resize_mode(pipeline),
@@ -229,7 +408,113 @@ def _main(argv: list[str]) -> int:
         return _fail(str(err), args.debug)
     state.timings.append(("Output", time.perf_counter() - start))
     _report_timing(args, state)
-    return EXIT_OK
+    return EXIT_NOT_READY if not_ready else EXIT_OK
+
+
+def _wants_remarks(args: argparse.Namespace) -> bool:
+    return (
+        args.remarks is not None
+        or args.remarks_missed is not None
+        or args.remarks_file is not None
+        or args.print_changes
+    )
+
+
+def _remark_lines(args: argparse.Namespace, state: RunState) -> list[str]:
+    """``--remarks[=REGEX]`` and ``--remarks-missed[=REGEX]``: the remark lines."""
+    from .remarks import select
+
+    recorder = state.recorder
+    if recorder is None:
+        return []
+    shown = []
+    if args.remarks is not None:
+        shown += select(recorder.remarks, args.remarks, skips=args.remarks == "all")
+    if args.remarks_missed is not None:
+        seen = {id(r) for r in shown}
+        shown += [
+            r
+            for r in select(recorder.remarks, args.remarks_missed, skips=True)
+            if r.kind == "skip" and id(r) not in seen
+        ]
+    order = {id(r): i for i, r in enumerate(recorder.remarks)}
+    return [r.render() for r in sorted(shown, key=lambda r: order[id(r)])]
+
+
+def _report_remarks(args: argparse.Namespace, state: RunState) -> int | None:
+    """The remark lines, the change view (stderr) and ``--remarks-file``; the exit code
+    if the file cannot be written."""
+    import json
+
+    from .io import OutputError, write_output
+    from .remarks import print_changes, remarks_yaml
+
+    recorder = state.recorder
+    if recorder is None:
+        return None
+    for line in _remark_lines(args, state):
+        print(line, file=sys.stderr)
+    if args.print_changes:
+        print_changes(recorder.remarks, sys.stderr)
+    if args.remarks_file:
+        if args.remarks_file.endswith(".json"):
+            text = json.dumps([r.to_dict() for r in recorder.remarks], indent=2) + "\n"
+        else:
+            text = remarks_yaml(recorder.remarks)
+        try:
+            write_output(args.remarks_file, text)
+        except OutputError as err:
+            return _fail(str(err), args.debug)
+    return None
+
+
+def _report_statistics(args: argparse.Namespace, state: RunState) -> int | None:
+    """``--pass-statistics`` (text, stderr) and ``--pass-statistics-json=FILE``; the exit
+    code if the JSON cannot be written."""
+    import json
+
+    from .io import OutputError, write_output
+    from .pipeline import print_statistics
+
+    if args.pass_statistics:
+        print_statistics(state)
+    if args.pass_statistics_json:
+        try:
+            write_output(
+                args.pass_statistics_json, json.dumps(state.statistics_dict(), indent=2) + "\n"
+            )
+        except OutputError as err:
+            return _fail(str(err), args.debug)
+    return None
+
+
+def _print_findings(args: argparse.Namespace, state: RunState, name: str) -> bool:
+    """``--penguin-readiness``: a located line per finding, then a summary by kind;
+    whether the program is not ready (an op refused, in ``error`` mode)."""
+    lines, refused = _finding_lines(args, state, name)
+    for line in lines:
+        print(line, file=sys.stderr)
+    return refused
+
+
+def _refuse_overwriting_inputs(
+    args: argparse.Namespace, inputs: list[str], *, with_output: bool = False
+) -> None:
+    """Refuse (usage error) a ``-o`` (``with_output``), ``--report``, ``--remarks-file``
+    or ``--pass-statistics-json`` that names one of ``inputs``."""
+    named = [("-o", args.output)] if with_output else []
+    named += [
+        ("--report", args.report),
+        ("--remarks-file", args.remarks_file),
+        ("--pass-statistics-json", args.pass_statistics_json),
+    ]
+    for flag, path in named:
+        if path is None:
+            continue
+        for source in inputs:
+            if _output_is_input(source, path):
+                shown = "standard input" if source == "-" else f"the input file '{source}'"
+                raise UsageError(f"refusing to overwrite {shown} ('{flag} {path}')")
 
 
 def _output_is_input(input_path: str, output: str) -> bool:
@@ -241,22 +526,26 @@ def _output_is_input(input_path: str, output: str) -> bool:
         source = os.fstat(0) if input_path == "-" else os.stat(input_path)
     except (OSError, ValueError):
         return False
-    return (stat.S_ISREG(source.st_mode)
-            and (out.st_dev, out.st_ino) == (source.st_dev, source.st_ino))
+    return stat.S_ISREG(source.st_mode) and (out.st_dev, out.st_ino) == (
+        source.st_dev,
+        source.st_ino,
+    )
 
 
-def _check_pass_names(pipeline, printing) -> None:
+def _check_pass_names(pipeline: Pipeline, printing: IRPrinting) -> None:
     """``--mlir-print-ir-before/after=PASS`` must name passes of the pipeline (a typo
     would otherwise print nothing)."""
     known = frozenset().union(*(el.pass_names for el in pipeline.elements))
     for flag, names in (("before", printing.before), ("after", printing.after)):
         unknown = sorted(names - known)
         if unknown:
-            raise UsageError(f"--mlir-print-ir-{flag}: '{unknown[0]}' is not a pass of the "
-                             f"pipeline ({', '.join(sorted(known))})")
+            raise UsageError(
+                f"--mlir-print-ir-{flag}: '{unknown[0]}' is not a pass of the "
+                f"pipeline ({', '.join(sorted(known))})"
+            )
 
 
-def _only_exact_rewrites(state) -> bool:
+def _only_exact_rewrites(state: RunState) -> bool:
     """Whether no rewriter that re-associates arithmetic rewrote anything."""
     from .passes import REASSOCIATING
 
@@ -268,7 +557,7 @@ def _only_exact_rewrites(state) -> bool:
     )
 
 
-def _resize_mode(pipeline) -> str:
+def _resize_mode(pipeline: Pipeline) -> str:
     for el in pipeline.elements:
         mode = getattr(el.ours, "resize_nearest_grad_mode", None)
         if mode:
@@ -276,35 +565,154 @@ def _resize_mode(pipeline) -> str:
     return "mean"
 
 
-def _run_one(args, pipeline, printing, source, state, before: list[str] | None = None,
-             parse_start: float | None = None) -> str | bytes:
-    """Load, run, and print one program; raises on input or pass errors. With ``before``,
-    the program's text before the pipeline is appended to it."""
+def _run_one(
+    args: argparse.Namespace,
+    pipeline: Pipeline | None,
+    printing: IRPrinting,
+    source: Source,
+    state: RunState,
+    texts: list[str] | None = None,
+    parse_start: float | None = None,
+    counts: dict | None = None,
+) -> str | bytes:
+    """Load, run, and render one program; raises on input or pass errors. With ``texts``,
+    the program's text before and after the pipeline are appended to it; with
+    ``counts``, its op counts before and after."""
     from .api import load_source
     from .context import make_context
-    from .io import module_bytecode, module_text
+    from .io import module_text
 
     start = time.perf_counter() if parse_start is None else parse_start
     module = load_source(source, make_context(allow_unregistered=args.allow_unregistered_dialect))
     state.timings.append(("Parser", time.perf_counter() - start))
     with module.context:
-        if before is not None:
-            before.append(module_text(module))
+        if texts is not None:
+            texts.append(module_text(module))
+        if counts is not None:
+            counts["before"] = _op_count(module)
+        before = module.clone() if args.penguin_readiness else None
+        if _wants_remarks(args):
+            from .remarks import Recorder
+
+            state.recorder = Recorder(
+                skips=args.remarks == "all"
+                or args.remarks_missed is not None
+                or args.remarks_file is not None,
+                changes=args.print_changes,
+                name=source.name,
+            )
         if pipeline is not None:
             pipeline._native_check(module.context)
             if args.dump_pass_pipeline:
-                print(f"Pass Manager with {len(pipeline.elements)} passes:\n"
-                      f"{pipeline.describe(module.context)}\n", file=sys.stderr)
+                print(
+                    f"Pass Manager with {len(pipeline.elements)} passes:\n"
+                    f"{pipeline.describe(module.context)}\n",
+                    file=sys.stderr,
+                )
             pipeline.run(module, state, ir_printing=printing)
-        if args.emit_bytecode:
-            return module_bytecode(module)
-        return module_text(
-            module, generic=args.mlir_print_op_generic, debug_info=args.mlir_print_debuginfo,
-            large_elements_limit=args.mlir_elide_elementsattrs_if_larger,
+        if counts is not None:
+            counts["after"] = _op_count(module)
+        if before is not None:
+            from .readiness import findings
+
+            state.findings = findings(before, module, source.name, pipeline=pipeline)
+            before.erase()
+        if texts is not None:
+            texts.append(module_text(module))
+        return _render(args, module, source.name)
+
+
+def _render(args: argparse.Namespace, module: ir.Operation, name: str) -> str | bytes:
+    """The module as ``--emit`` asks (see :mod:`penguin_opt.emit`)."""
+    from .emit import render
+
+    return render(
+        module,
+        args.emit,
+        generic=args.mlir_print_op_generic,
+        debug_info=args.mlir_print_debuginfo,
+        large_elements_limit=args.mlir_elide_elementsattrs_if_larger,
+        name=name,
+    )
+
+
+def _op_count(module: ir.Operation) -> int:
+    """The number of ops in ``module`` (itself excluded), counted natively."""
+    from .ir_util import op_counts
+
+    return sum(op_counts(module).values()) - 1
+
+
+def _graph_count(source: Source) -> int:
+    from .formats import is_graph_dump, programs_in
+
+    return len(programs_in(source)) if is_graph_dump(source.data) else 1
+
+
+# Flags that print one program's IR or diagnostics as they happen: not for a batch.
+_NOT_IN_BATCH = (
+    ("split_input_file", "--split-input-file"),
+    ("verify_diagnostics", "--verify-diagnostics"),
+    ("mlir_print_ir_before_all", "--mlir-print-ir-before-all"),
+    ("mlir_print_ir_after_all", "--mlir-print-ir-after-all"),
+    ("mlir_print_ir_after_change", "--mlir-print-ir-after-change"),
+    ("mlir_print_ir_after_failure", "--mlir-print-ir-after-failure"),
+    ("mlir_print_ir_before", "--mlir-print-ir-before"),
+    ("mlir_print_ir_after", "--mlir-print-ir-after"),
+    ("mlir_timing", "--mlir-timing"),
+    ("print_changes", "--print-changes"),
+)
+
+
+def _run_batch(args: argparse.Namespace, inputs: list[str], text: str | None) -> int:
+    """Several programs: each through the pipeline in a worker, outputs under ``-o``."""
+    from . import batch
+    from .pipeline import Pipeline, PipelineError
+
+    for attr, flag in _NOT_IN_BATCH:
+        if getattr(args, attr):
+            raise UsageError(f"{flag} works on one program: not with several")
+    if args.output in ("-", "/dev/stdout"):
+        raise UsageError("several programs: name an output directory with -o DIR")
+    if os.path.exists(args.output) and not os.path.isdir(args.output):
+        raise UsageError(
+            f"-o '{args.output}': several programs need a directory, and this is not one"
         )
+    verify = {None: "default", True: "each", False: "off"}[args.verify_each]
+    if text is not None:
+        try:
+            pipeline = Pipeline(text, verify=verify)  # refuse a bad pipeline before starting
+        except PipelineError as err:
+            raise UsageError(str(err)) from None
+        if args.dump_pass_pipeline:
+            from .context import make_context
+
+            print(
+                f"Pass Manager with {len(pipeline.elements)} passes:\n"
+                f"{pipeline.describe(make_context())}\n",
+                file=sys.stderr,
+            )
+    args.pipeline_text, args.verify_mode = text, verify
+    args.dump_pass_pipeline = False  # printed once, here
+    jobs, skipped = batch.plan(inputs, args.output, args.emit)
+    _refuse_overwriting_inputs(args, [job.input for job in jobs])
+    try:
+        os.makedirs(args.output, exist_ok=True)
+    except OSError as err:
+        return _fail(
+            f"{args.output}: error: cannot make the output directory: "
+            f"{err.strerror or one_line(err)}",
+            args.debug,
+        )
+    if not jobs:
+        for path, reason in skipped:
+            print(f"skipped {path}: {reason}", file=sys.stderr)
+        print("penguin-opt: error: no program found in the inputs", file=sys.stderr)
+        return EXIT_FAILURE
+    return batch.run_batch(jobs, skipped, args)
 
 
-def _report_timing(args, state) -> None:
+def _report_timing(args: argparse.Namespace, state: RunState) -> None:
     if args.mlir_timing:
         from .pipeline import print_timing
 
@@ -314,10 +722,11 @@ def _report_timing(args, state) -> None:
 def _error_line(err: BaseException, name: str) -> str:
     from jaxlib.mlir import ir
 
+    from .emit import EmitError
     from .io import InputError, format_mlir_error
     from .passes.base import PassError
 
-    if isinstance(err, InputError):
+    if isinstance(err, (InputError, EmitError)):
         return str(err)
     if isinstance(err, PassError):
         return err.diagnostic.render(name)
@@ -326,18 +735,26 @@ def _error_line(err: BaseException, name: str) -> str:
     return f"{name}: error: internal error: {type(err).__name__}: {one_line(err, 500)}"
 
 
-def _run_chunks(args, pipeline, printing, source, name) -> int:
+def _run_chunks(
+    args: argparse.Namespace,
+    pipeline: Pipeline | None,
+    printing: IRPrinting,
+    source: Source,
+    name: str,
+) -> int:
     """--split-input-file / --verify-diagnostics: each chunk is its own program, as in
     mlir-opt: a failed chunk does not stop the others; on stdout each chunk's result is
     printed as soon as it is ready, separated by --output-split-marker lines."""
     from . import diagnostics_check as dc
     from .io import OutputError, Source, write_output
     from .passes.base import RunState
-    from .pipeline import PipelineError, print_statistics
+    from .pipeline import PipelineError
 
     if args.check_equivalence:
-        raise UsageError("--check-equivalence checks one program: it cannot be combined "
-                         "with --split-input-file or --verify-diagnostics")
+        raise UsageError(
+            "--check-equivalence checks one program: it cannot be combined "
+            "with --split-input-file or --verify-diagnostics"
+        )
     try:
         text = source.data.decode("utf-8")
     except UnicodeDecodeError:
@@ -346,15 +763,16 @@ def _run_chunks(args, pipeline, printing, source, name) -> int:
     chunks = dc.split_chunks(text, marker) if marker is not None else [dc.Chunk(text, 1)]
     separator = f"{args.output_split_marker}\n"
     streaming = args.output == "-"
-    outputs, failed, problems = [], False, []
+    outputs, failed, problems, not_ready = [], False, [], False
     total = RunState()
     for index, chunk in enumerate(chunks):
         state = RunState()
         rendered: list[str] = []
         output = None
         try:
-            output = _run_one(args, pipeline, printing, Source(source.name, chunk.text.encode()),
-                              state)
+            output = _run_one(
+                args, pipeline, printing, Source(source.name, chunk.text.encode()), state
+            )
         except PipelineError as err:
             raise UsageError(str(err)) from None
         except KeyboardInterrupt:
@@ -364,12 +782,23 @@ def _run_chunks(args, pipeline, printing, source, name) -> int:
                 traceback.print_exc()
             rendered.append(_error_line(err, name))
             failed = True
-        rendered = [d.render(name) for d in state.diagnostics] + rendered
+        findings, refused = _finding_lines(args, state, name)
+        not_ready |= refused
+        rendered = (
+            [d.render(name) for d in state.diagnostics]
+            + _remark_lines(args, state)
+            + findings
+            + rendered
+        )
         _sum_statistics(total, state)
         total.timings.extend(state.timings)
         if args.verify_diagnostics:
-            problems += dc.verify(rendered, dc.expectations(chunk.text), name,
-                                  only_expected=args.verify_diagnostics == "only-expected")
+            problems += dc.verify(
+                rendered,
+                dc.expectations(chunk.text),
+                name,
+                only_expected=args.verify_diagnostics == "only-expected",
+            )
         else:
             for line in rendered:
                 print(line, file=sys.stderr)
@@ -379,8 +808,9 @@ def _run_chunks(args, pipeline, printing, source, name) -> int:
             sys.stdout.flush()
         else:
             outputs.append(piece)
-    if args.pass_statistics:
-        print_statistics(total)
+    unwritten = _report_statistics(args, total)
+    if unwritten is not None:
+        return unwritten
     _report_timing(args, total)
     if args.verify_diagnostics:
         for line in problems:
@@ -394,10 +824,28 @@ def _run_chunks(args, pipeline, printing, source, name) -> int:
             write_output(args.output, "".join(outputs))
         except OutputError as err:
             return _fail(str(err), args.debug)
-    return EXIT_OK
+    return EXIT_NOT_READY if not_ready else EXIT_OK
 
 
-def _sum_statistics(total, state) -> None:
+def _finding_lines(
+    args: argparse.Namespace,
+    state: RunState,
+    name: str,
+) -> tuple[list[str], bool]:
+    """A chunk's ``--penguin-readiness`` lines (the summary too, unless the lines are
+    checked by ``--verify-diagnostics``) and whether an op is refused in error mode."""
+    if not args.penguin_readiness:
+        return [], False
+    from .readiness import summary_lines
+
+    lines = [f.render(name, args.penguin_readiness) for f in state.findings]
+    if not args.verify_diagnostics:
+        lines += summary_lines(state.findings)
+    refused = args.penguin_readiness == "error" and any(not f.hazard for f in state.findings)
+    return lines, refused
+
+
+def _sum_statistics(total: RunState, state: RunState) -> None:
     for pass_name, per in state.statistics.items():  # summed over the chunks
         for rewriter, st in per.items():
             sum_st = total.rewriter(pass_name, rewriter)
@@ -406,12 +854,12 @@ def _sum_statistics(total, state) -> None:
             sum_st.skipped.update(st.skipped)
 
 
-def _print_diagnostics(state, name) -> None:
+def _print_diagnostics(state: RunState, name: str) -> None:
     for diag in state.diagnostics:
         print(diag.render(name), file=sys.stderr)
 
 
-def _fail(line: str, debug: bool, state=None, name: str = "-") -> int:
+def _fail(line: str, debug: bool, state: RunState | None = None, name: str = "-") -> int:
     if debug:
         traceback.print_exc()
     if state is not None:

@@ -19,13 +19,18 @@ import signal
 import sys
 import threading
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, NoReturn
+
+if TYPE_CHECKING:
+    from types import FrameType
 
 __all__ = [
     "EXIT_FAILURE",
     "EXIT_INTERRUPTED",
     "EXIT_MISMATCH",
     "EXIT_NOT_CHECKABLE",
+    "EXIT_NOT_READY",
     "EXIT_OK",
     "EXIT_TERMINATED",
     "EXIT_USAGE",
@@ -45,6 +50,7 @@ EXIT_FAILURE = 1  # the input cannot be read, or a pass failed
 EXIT_USAGE = 2  # bad flag, unknown pass or option
 EXIT_MISMATCH = 3  # --check-equivalence / penguin-check: the results differ
 EXIT_NOT_CHECKABLE = 4  # no oracle can run the program
+EXIT_NOT_READY = 5  # --penguin-readiness=error: Neuron's next stages would refuse an op
 EXIT_INTERRUPTED = 130  # SIGINT
 EXIT_TERMINATED = 143  # SIGTERM
 
@@ -74,7 +80,7 @@ class _Terminated(BaseException):
     pass
 
 
-def _terminate(signum, frame):
+def _terminate(signum: int, frame: FrameType | None) -> NoReturn:
     raise _Terminated
 
 
@@ -150,8 +156,9 @@ def _guarded(fn: Callable[[], int], prog: str, debug: bool) -> Callable[[], int]
             if debug:
                 traceback.print_exc()
             message = one_line(err, 500)
-            print(f"{prog}: error: internal error: {type(err).__name__}: {message}",
-                  file=sys.stderr)
+            print(
+                f"{prog}: error: internal error: {type(err).__name__}: {message}", file=sys.stderr
+            )
             return EXIT_FAILURE
 
     return guarded
@@ -189,6 +196,7 @@ def _abandon(code: int) -> None:
             pass
     os._exit(code)
 
+
 _TRUE, _FALSE = ("true", "1", "on", "yes"), ("false", "0", "off", "no")
 
 
@@ -217,28 +225,51 @@ def _bool(text: str) -> bool:
 class Parser(argparse.ArgumentParser):
     """argparse with mlir-opt's option spelling (see the module docstring)."""
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:  # noqa: ANN401 - ArgumentParser's
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
         self._bare_values: dict[str, str] = {}  # option -> value when given without '='
 
-    def error(self, message: str):  # one line, exit 2
+    def error(self, message: str) -> NoReturn:  # one line, exit 2
         raise UsageError(message)
 
-    def add_flag(self, name: str, help: str, *, default=False, group=None, dest=None):
+    def add_flag(
+        self,
+        name: str,
+        help: str,
+        *,
+        default: bool = False,
+        group: argparse._ArgumentGroup | None = None,
+        dest: str | None = None,
+    ) -> argparse.Action:
         """A boolean flag: ``--name`` or ``--name=true|false|1|0``."""
         return self.add_optional_value(
-            name, "true", help=help, type=_bool, default=default, group=group, dest=dest,
+            name,
+            "true",
+            help=help,
+            type=_bool,
+            default=default,
+            group=group,
+            dest=dest,
             metavar="BOOL",
         )
 
-    def add_optional_value(self, name: str, bare: str, *, group=None, **kwargs):
+    def add_optional_value(
+        self,
+        name: str,
+        bare: str,
+        *,
+        group: argparse._ArgumentGroup | None = None,
+        **kwargs: Any,  # noqa: ANN401 - add_argument's keywords, whatever they are
+    ) -> argparse.Action:
         """``--name`` alone means ``--name=<bare>``; any other value only after '='."""
         self._bare_values[name] = bare
         kwargs.setdefault("metavar", "VALUE")
         return (group or self).add_argument(name, **kwargs)
 
-    def parse_args(self, args=None, namespace=None):
+    def parse_args(
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> argparse.Namespace:
         return super().parse_args(self.normalize(list(args or [])), namespace)
 
     def normalize(self, argv: list[str]) -> list[str]:
@@ -258,11 +289,11 @@ class Parser(argparse.ArgumentParser):
         return out
 
 
-def _number(kind: type, what: str, *, positive: bool):
+def _number(kind: type, what: str, *, positive: bool) -> Callable[[str], int | float]:
     """An argparse type: a finite ``kind`` (int or float) >= 0, or > 0 if ``positive``."""
     bound = "> 0" if positive else ">= 0"
 
-    def parse(text: str):
+    def parse(text: str) -> int | float:
         try:
             value = kind(text)
         except ValueError:
@@ -284,10 +315,10 @@ def add_check_options(p: argparse.ArgumentParser) -> None:
     from .equivalence import DEFAULT_TIMEOUT
 
     g = p.add_argument_group("equivalence check")
-    g.add_argument("--seed", type=_non_negative_int, default=0,
-                   help="seed of the random inputs (default 0)")
-    g.add_argument("--trials", type=_positive_int, default=2,
-                   help="random input sets (default 2)")
+    g.add_argument(
+        "--seed", type=_non_negative_int, default=0, help="seed of the random inputs (default 0)"
+    )
+    g.add_argument("--trials", type=_positive_int, default=2, help="random input sets (default 2)")
     g.add_argument(
         "--rtol",
         type=_tolerance,
@@ -305,17 +336,26 @@ def add_check_options(p: argparse.ArgumentParser) -> None:
         "--oracle",
         choices=("auto", "interpreter", "xla", "both"),
         default="auto",
-        help="StableHLO reference interpreter, XLA CPU, both, or auto "
-        "(interpreter, falling back to XLA)",
+        help="StableHLO reference interpreter, XLA CPU, both, or auto (default: the "
+        "interpreter for programs of up to 5,000,000 element operations, XLA above, where "
+        "the interpreter checks again any difference XLA finds and decides; each falls "
+        "back to the other when it cannot run the program; see the README)",
     )
     g.add_argument(
         "--inputs",
         metavar="NPZ",
         help="read inputs from an .npz (arg0, arg1, ...; optional leading trial axis)",
     )
-    g.add_argument("--timeout", type=_positive_float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
-                   help="seconds one oracle run may take before the program is reported "
-                   "not checkable (default %(default)g)")
+    g.add_argument(
+        "--timeout",
+        type=_positive_float,
+        default=DEFAULT_TIMEOUT,
+        metavar="SECONDS",
+        help="seconds one oracle run may take before the program is reported "
+        "not checkable; in a batch of several programs (penguin-opt), also the "
+        "seconds each program may take in all, or it is a timeout "
+        "(default %(default)g)",
+    )
     g.add_argument(
         "--resize-nearest-grad-mode",
         choices=("mean", "sum"),

@@ -570,8 +570,11 @@ def _float_to_int_fast(x: np.ndarray, src_key: str, dst_key: str) -> np.ndarray 
 
 _INT_KEYS = ("i8", "i16", "i32", "i64", "ui8", "ui16", "ui32", "ui64")
 _INT_RANGE = {
-    key: ((-(1 << (_int_bits(key) - 1)), (1 << (_int_bits(key) - 1)) - 1) if _is_signed_key(key)
-          else (0, (1 << _int_bits(key)) - 1))
+    key: (
+        (-(1 << (_int_bits(key) - 1)), (1 << (_int_bits(key) - 1)) - 1)
+        if _is_signed_key(key)
+        else (0, (1 << _int_bits(key)) - 1)
+    )
     for key in _INT_KEYS
 }
 
@@ -616,8 +619,11 @@ def _probe_values(src_key: str) -> list[np.ndarray]:
             vals.update(s * (1 << k) + d for d in (-2, -1, 0, 1, 2) for s in (1, -1))
             for p in (8, 11, 24, 53):  # rounding midpoints of bf16, f16, f32, f64
                 if k - p - 1 >= 0:
-                    for m in ((1 << k) + (1 << (k - p)), (1 << k) + 3 * (1 << (k - p)),
-                              (1 << k) + (1 << (k - p - 1)) + 1):
+                    for m in (
+                        (1 << k) + (1 << (k - p)),
+                        (1 << k) + 3 * (1 << (k - p)),
+                        (1 << k) + (1 << (k - p - 1)) + 1,
+                    ):
                         vals.update(s * m + d for d in (-2, -1, 0, 1, 2) for s in (1, -1))
         ints = np.array(sorted(v for v in vals if lo <= v <= hi), dtype=object).astype(dtype)
         return [ints, ints[1:], ints[::-1].copy()]
@@ -630,19 +636,46 @@ def _probe_values(src_key: str) -> list[np.ndarray]:
     exp = ((1 << (bits - 1)) - 1) ^ ((1 << mant) - 1)
     sign = 1 << (bits - 1)
     nans = [exp | quiet, exp | 1, exp | (quiet - 1), sign | exp | quiet, sign | exp | 1]
-    specials = np.concatenate([
-        np.array([0.0, -0.0, np.inf, -np.inf, info.max, -info.max, info.tiny, -info.tiny,
-                  info.smallest_subnormal, -info.smallest_subnormal, 0.5, -0.5, 0.99, -0.99,
-                  1.0, -1.0, 1.5, -1.5, 2.5, -2.5], dtype),
-        np.array(nans, dtype=np.uint64).astype(utype).view(dtype),
-    ])
+    specials = np.concatenate(
+        [
+            np.array(
+                [
+                    0.0,
+                    -0.0,
+                    np.inf,
+                    -np.inf,
+                    info.max,
+                    -info.max,
+                    info.tiny,
+                    -info.tiny,
+                    info.smallest_subnormal,
+                    -info.smallest_subnormal,
+                    0.5,
+                    -0.5,
+                    0.99,
+                    -0.99,
+                    1.0,
+                    -1.0,
+                    1.5,
+                    -1.5,
+                    2.5,
+                    -2.5,
+                ],
+                dtype,
+            ),
+            np.array(nans, dtype=np.uint64).astype(utype).view(dtype),
+        ]
+    )
     edges = []
     for key in _INT_KEYS:
         for bound in _INT_RANGE[key]:
             for b in (bound, bound + 1):
                 c = np.array([b - 1, b - 0.5, b, b + 0.5], dtype=np.float64).astype(dtype)
-                edges += [c, np.nextafter(c, dtype.type(np.inf)),
-                          np.nextafter(c, dtype.type(-np.inf))]
+                edges += [
+                    c,
+                    np.nextafter(c, dtype.type(np.inf)),
+                    np.nextafter(c, dtype.type(-np.inf)),
+                ]
     edges = np.concatenate(edges)
     full = np.concatenate([specials, edges])
     in_range = edges[np.isfinite(edges) & (np.abs(edges) < 1)]

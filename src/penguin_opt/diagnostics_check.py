@@ -51,8 +51,9 @@ def expectations(text: str) -> list[Expected]:
     return found
 
 
-def verify(rendered: list[str], expected: list[Expected], file_name: str, *,
-           only_expected: bool = False) -> list[str]:
+def verify(
+    rendered: list[str], expected: list[Expected], file_name: str, *, only_expected: bool = False
+) -> list[str]:
     """Problems (one line each) between emitted diagnostics and the expectations: an
     expectation not produced, and (unless ``only_expected``, mlir-opt's
     ``--verify-diagnostics=only-expected``) a diagnostic of any severity not expected."""
@@ -63,7 +64,8 @@ def verify(rendered: list[str], expected: list[Expected], file_name: str, *,
         if not m:
             if not only_expected:
                 problems.append(
-                    f"{file_name}: error: unexpected diagnostic without location: {line}")
+                    f"{file_name}: error: unexpected diagnostic without location: {line}"
+                )
             continue
         _, lineno, _, severity, message = m.groups()
         hit = next(

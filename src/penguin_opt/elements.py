@@ -195,7 +195,7 @@ def _parse_body(body: str, key: str, dtype: np.dtype) -> np.ndarray:
     return np.array(values, dtype=dtype) if values else np.zeros(0, dtype)
 
 
-def _scalar(token: str, key: str):
+def _scalar(token: str, key: str) -> np.generic:
     """One float token: decimal (round-trippable in its own type) or a hex bit pattern."""
     dtype = _FLOAT_DTYPES[key]
     if token.startswith("0x") or token.startswith("0X"):

@@ -1,7 +1,8 @@
 """Run a program before and after a pipeline on the same seeded random inputs.
 
-The oracle is the StableHLO reference interpreter, always in a child process (it aborts
-the process with LLVM ERROR on some inputs). Before execution a program is brought into
+The oracles are the StableHLO reference interpreter and XLA CPU, always in a child
+process (they abort the process with LLVM ERROR on some inputs); ``oracle="auto"`` picks
+one by the program's size (``AUTO_XLA_WORK``). Before execution a program is brought into
 the interpreter's language without changing its meaning, by rules independent of the
 passes under test:
 
@@ -17,10 +18,16 @@ Anything else the interpreter cannot run is reported as not checkable, never as 
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
+import hashlib
 import math
 import pickle
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -28,6 +35,16 @@ from . import isolated, penguin_sort
 from .cli_common import one_line
 from .elements import DTYPES, dtype_of, make_elements, read_elements, type_key
 from .ir_util import entry_function, ops_under, string_value
+
+if TYPE_CHECKING:  # the bindings are imported where used
+    from typing import TypeAlias
+
+    from jaxlib.mlir import ir
+
+    # An argument of @main: (shape, element type key).
+    ArgSpec: TypeAlias = tuple[tuple[int, ...], str]
+    # A result of @main: (printed type, shape with -1 for dynamic dims or None, element key).
+    ResultForm: TypeAlias = tuple[str, tuple[int, ...] | None, str]
 
 
 class NotCheckable(Exception):
@@ -76,6 +93,85 @@ class Report:
         return "\n".join(lines)
 
 
+# ---------------------------------------------------------------------------- progress
+
+
+PROGRESS_AFTER = 2.0  # seconds a check runs quietly before its progress is reported
+PROGRESS_EVERY = 15.0  # seconds between lines while nothing changes
+
+
+class ProgressTicker:
+    """Report a changing status to ``report`` from a timer thread, as ``"STATUS, N s"``
+    (N: seconds since the ticker started): nothing for the first ``delay`` seconds (a
+    fast job stays quiet), then the status of that moment, then a line on every change
+    (at most one per ``min_gap`` seconds; quicker changes show only the latest) and every
+    ``every`` seconds while nothing changes. Use it as a context manager: when the
+    ``with`` block ends the thread is stopped and joined, and ``report`` is never called
+    again. An exception in ``report`` (a closed stderr) ends the reporting, not the job."""
+
+    def __init__(
+        self, report: Callable[[str], None], *, delay: float, every: float, min_gap: float = 1.0
+    ) -> None:
+        self._report, self._delay, self._every, self._min_gap = report, delay, every, min_gap
+        self._cond = threading.Condition()
+        self._text: str | None = None
+        self._changed = self._stopped = False
+        self._start = time.monotonic()
+        self._thread = threading.Thread(target=self._run, name="penguin-opt-progress", daemon=True)
+
+    def __enter__(self) -> ProgressTicker:
+        self._start = time.monotonic()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        with self._cond:
+            self._stopped = True
+            self._cond.notify_all()
+        self._thread.join()
+
+    def status(self, text: str) -> None:
+        """The job's state now (e.g. ``"checking with XLA: trial 1/2"``)."""
+        with self._cond:
+            self._text, self._changed = text, True
+            self._cond.notify_all()
+
+    def _run(self) -> None:
+        with self._cond:
+            self._cond.wait_for(lambda: self._stopped, timeout=self._delay)
+            while not self._stopped:
+                if self._text is None:  # no status yet: wait for one
+                    self._cond.wait_for(lambda: self._stopped or self._changed)
+                    continue
+                try:
+                    self._report(f"{self._text}, {time.monotonic() - self._start:.0f} s")
+                except Exception:
+                    return
+                self._changed = False
+                self._cond.wait_for(lambda: self._stopped, timeout=self._min_gap)
+                self._cond.wait_for(
+                    lambda: self._stopped or self._changed,
+                    timeout=max(self._every - self._min_gap, 0.0),
+                )
+
+
+class _NoProgress:
+    """The ticker of a check nobody watches."""
+
+    def status(self, text: str) -> None:
+        pass
+
+
+_PROGRESS: contextvars.ContextVar[ProgressTicker | _NoProgress | None] = contextvars.ContextVar(
+    "progress", default=None
+)
+
+
+def _tick() -> ProgressTicker | _NoProgress:
+    """The running check's ticker (one that reports nothing outside a check)."""
+    return _PROGRESS.get() or _NoProgress()
+
+
 # ---------------------------------------------------------------------------- preparation
 
 
@@ -115,7 +211,7 @@ def prepare_for_interpreter(
         return print_module(module)
 
 
-def _split_complex_results(module) -> None:
+def _split_complex_results(module: ir.Operation) -> None:
     """Return complex results of @main as (real, imag) pairs: the bindings abort the
     process when a complex elements attribute (an interpreter result) reaches Python."""
     from jaxlib.mlir import ir
@@ -155,13 +251,13 @@ def _split_complex_results(module) -> None:
         main.attributes["res_attrs"] = ir.ArrayAttr.get(attrs)
 
 
-def _is_complex(t) -> bool:
+def _is_complex(t: ir.Type) -> bool:
     from jaxlib.mlir import ir
 
     return isinstance(t, ir.RankedTensorType) and isinstance(t.element_type, ir.ComplexType)
 
 
-def _main_func(module):
+def _main_func(module: ir.Operation) -> ir.Operation:
     """The entry function: @main, or else the module's only public function (a file of
     one test function, as mlir-opt tests are written)."""
     entry, _ = entry_function(module)
@@ -185,7 +281,7 @@ def _join_complex(outs: list[np.ndarray], result_keys: list[str]) -> list[np.nda
     return joined
 
 
-def _replace_known_custom_calls(module, resize_mode: str) -> None:
+def _replace_known_custom_calls(module: ir.Operation, resize_mode: str) -> None:
     from jaxlib.mlir import ir
 
     from .ir_util import create, replace_op
@@ -208,7 +304,7 @@ def _replace_known_custom_calls(module, resize_mode: str) -> None:
             replace_op(op, [_resize_nearest_grad_reference(op, prefix, resize_mode)])
 
 
-def _top_k_reference(op, attrs) -> None:
+def _top_k_reference(op: ir.Operation, attrs: ir.OpAttributeMap | ir.DictAttr) -> None:
     """TopK (largest, along the last dimension) is chlo.top_k; the smallest-k form stays
     and is reported as not checkable."""
     from jaxlib.mlir import ir
@@ -218,12 +314,13 @@ def _top_k_reference(op, attrs) -> None:
     largest = "largest" not in attrs or ir.BoolAttr(attrs["largest"]).value
     if not largest or "k" not in attrs or len(op.operands) != 1 or len(op.results) != 2:
         return
-    top_k = create("chlo.top_k", [r.type for r in op.results], list(op.operands),
-                   {"k": attrs["k"]}, before=op)
+    top_k = create(
+        "chlo.top_k", [r.type for r in op.results], list(op.operands), {"k": attrs["k"]}, before=op
+    )
     replace_op(op, list(top_k.results))
 
 
-def _resize_nearest_grad_reference(op, prefix: str, mode: str):
+def _resize_nearest_grad_reference(op: ir.Operation, prefix: str, mode: str) -> ir.Value:
     """reshape (d_i*s_i) -> (d_i, s_i), reduce-sum over the s axes, divide for mean."""
     from jaxlib.mlir import ir
 
@@ -289,9 +386,12 @@ def main_signature(module_text: str) -> list[tuple[tuple[int, ...], str]]:
     return _signature(module_text)[0]
 
 
-def _signature(module_text: str):
-    """(argument (shape, element key) list, result element keys, dynamic result types) of
-    the entry function; NotCheckable unless every argument is a static tensor."""
+def _signature(
+    module_text: str,
+) -> tuple[list[ArgSpec], list[str], list[str], list[ResultForm]]:
+    """(argument (shape, element key) list, result element keys, dynamic result types,
+    result forms) of the entry function; NotCheckable unless every argument is a static
+    tensor."""
     from jaxlib.mlir import ir
 
     from .context import make_context
@@ -311,12 +411,15 @@ def _signature(module_text: str):
             type_key(t.element_type) if isinstance(t, ir.RankedTensorType) else str(t)
             for t in ftype.results
         ]
-        dynamic = [str(t) for t in ftype.results
-                   if isinstance(t, ir.ShapedType) and not ir.ShapedType(t).has_static_shape]
+        dynamic = [
+            str(t)
+            for t in ftype.results
+            if isinstance(t, ir.ShapedType) and not ir.ShapedType(t).has_static_shape
+        ]
         return sig, keys, dynamic, [_result_form(t) for t in ftype.results]
 
 
-def _result_form(t) -> tuple[str, tuple[int, ...] | None, str]:
+def _result_form(t: ir.Type) -> tuple[str, tuple[int, ...] | None, str]:
     """(printed type, shape with -1 for dynamic dims or None if unranked, element key)."""
     from jaxlib.mlir import ir
 
@@ -330,7 +433,7 @@ def _result_form(t) -> tuple[str, tuple[int, ...] | None, str]:
     return str(t), dims, key
 
 
-def _results_compatible(before, after) -> bool:
+def _results_compatible(before: Sequence[ResultForm], after: Sequence[ResultForm]) -> bool:
     """Same number of results, same element types, and shapes that agree wherever both
     are known (a pass may refine ``tensor<?xf32>`` to ``tensor<4xf32>``)."""
     if len(before) != len(after):
@@ -341,12 +444,13 @@ def _results_compatible(before, after) -> bool:
         if shape_b is None or shape_a is None:
             continue
         if len(shape_b) != len(shape_a) or any(
-                x != y and x != -1 and y != -1 for x, y in zip(shape_b, shape_a, strict=True)):
+            x != y and x != -1 and y != -1 for x, y in zip(shape_b, shape_a, strict=True)
+        ):
             return False
     return True
 
 
-def random_inputs(signature, seed: int) -> list[np.ndarray]:
+def random_inputs(signature: Iterable[ArgSpec], seed: int) -> list[np.ndarray]:
     rng = np.random.default_rng(seed)
     arrays = []
     for shape, key in signature:
@@ -389,6 +493,9 @@ def _interpret_child(payload: bytes) -> bytes:
         return pickle.dumps([np.array(read_elements(o)) for o in outs])
 
 
+_XLA_COMPILED: dict[str, tuple] = {}  # in the XLA child: sha256 of the text -> (exe, device)
+
+
 def _xla_child(payload: bytes) -> bytes:
     """Child-process body: compile ``text`` with XLA CPU (through jax) and run it."""
     text, inputs = pickle.loads(payload)
@@ -399,8 +506,14 @@ def _xla_child(payload: bytes) -> bytes:
     # Without x64, device_put narrows 64-bit inputs (i64 -> i32, f64 -> f32) and the
     # executable rejects them or, worse, the program runs on other values.
     jax.config.update("jax_enable_x64", True)
+    key = hashlib.sha256(text.encode()).hexdigest()
     try:
-        exe, device = cpu_compile_and_load(text)
+        if key not in _XLA_COMPILED:  # a check runs each program once per trial
+            exe_device = cpu_compile_and_load(text)
+            while len(_XLA_COMPILED) >= 2:  # the two programs of one check
+                del _XLA_COMPILED[next(iter(_XLA_COMPILED))]
+            _XLA_COMPILED[key] = exe_device
+        exe, device = _XLA_COMPILED[key]
     except Exception as err:  # XLA status errors (unsupported op, custom call, ...)
         return pickle.dumps(NotCheckable(one_line(err, 300)))
     try:
@@ -416,34 +529,45 @@ def _prepare_child(payload: bytes) -> bytes:
     abort the process too, e.g. hlo-legalize-to-stablehlo on a malformed convolution)."""
     text, (resize_mode, split_complex) = pickle.loads(payload)
     try:
-        return pickle.dumps(prepare_for_interpreter(text, resize_mode,
-                                                    split_complex=split_complex))
+        return pickle.dumps(prepare_for_interpreter(text, resize_mode, split_complex=split_complex))
     except NotCheckable as err:
         return pickle.dumps(err)
     except Exception as err:  # MLIRError from the conversion passes
-        return pickle.dumps(NotCheckable(
-            "cannot convert the program for the oracles: " + one_line(err, 300)))
+        return pickle.dumps(
+            NotCheckable("cannot convert the program for the oracles: " + one_line(err, 300))
+        )
 
 
 def prepare_isolated(text: str, resize_mode: str, split_complex: bool) -> str:
     """``prepare_for_interpreter`` in a child process."""
-    return _run_child("prepare", _prepare_child, text, (resize_mode, split_complex),
-                      what="converting the program for the oracles")
+    return _run_child(
+        "prepare",
+        _prepare_child,
+        text,
+        (resize_mode, split_complex),
+        what="converting the program for the oracles",
+    )
 
 
 DEFAULT_TIMEOUT = 600.0  # seconds per oracle run (--timeout)
-_TIMEOUT: contextvars.ContextVar[float] = contextvars.ContextVar("timeout",
-                                                                 default=DEFAULT_TIMEOUT)
+_TIMEOUT: contextvars.ContextVar[float] = contextvars.ContextVar("timeout", default=DEFAULT_TIMEOUT)
 
 
-def _run_child(kind: str, fn, text: str, inputs, what: str = "") -> list[np.ndarray]:
+def _run_child(
+    kind: str,
+    fn: Callable[[bytes], bytes],
+    text: str,
+    inputs: list[np.ndarray] | tuple[str, bool],
+    what: str = "",
+) -> list[np.ndarray] | str:
     """Run ``fn`` in a per-oracle child process; a crash there, a timeout or an exception
     the child did not expect (e.g. MemoryError) raises NotCheckable."""
     what = what or f"the {kind} oracle"
     timeout = _TIMEOUT.get()
     try:
-        result = pickle.loads(isolated.call(kind, fn, pickle.dumps((text, inputs)),
-                                            timeout=timeout))
+        result = pickle.loads(
+            isolated.call(kind, fn, pickle.dumps((text, inputs)), timeout=timeout)
+        )
     except isolated.ChildDied:
         raise NotCheckable(f"{what} aborted the process (LLVM ERROR)") from None
     except isolated.ChildTimedOut:
@@ -469,6 +593,7 @@ def run_xla(text: str, inputs: list[np.ndarray]) -> list[np.ndarray]:
 
 
 ORACLES = ("interpreter", "xla")
+_ORACLE_LABELS = {"interpreter": "the interpreter", "xla": "XLA"}
 
 
 # ---------------------------------------------------------------------------- comparison
@@ -497,7 +622,8 @@ def compare_arrays(
     scale = np.abs(af[finite])
     max_abs = float(diff.max()) if diff.size else 0.0
     tiny = np.finfo(np.float64).tiny
-    max_rel = float((diff / np.maximum(scale, tiny)).max()) if diff.size else 0.0
+    with np.errstate(over="ignore"):  # a difference over a tiny scale is inf: so be it
+        max_rel = float((diff / np.maximum(scale, tiny)).max()) if diff.size else 0.0
     if is_integral(a.dtype) or (rtol == 0 and atol == 0):
         if a.dtype.name in _SUB_BYTE_INTS or a.dtype == np.bool_:
             same = np.array_equal(a.astype(np.int64), b.astype(np.int64))
@@ -523,48 +649,84 @@ def reduction_profile(module_text: str) -> tuple[int, float]:
     """(``reduction_size``, the largest eps among the float operand types of the
     reduction-like ops, 0.0 if none). The oracles may accumulate in the operand type: the
     reference interpreter sums a bf16 x bf16 -> f32 convolution in bf16."""
+    profile = program_profile(module_text)
+    return profile.terms, profile.operand_eps
+
+
+@dataclass(frozen=True)
+class Profile:
+    """What the checker reads off a program before running it."""
+
+    terms: int  # the largest number of terms one output element of a reduction sums
+    operand_eps: float  # the coarsest eps a reduction reads (0.0: none reads floats)
+    work: int  # element operations the interpreter performs (see ``program_profile``)
+
+
+def program_profile(module_text: str) -> Profile:
+    """The reduction profile (``reduction_profile``) and the interpreter's work: the sum,
+    over every op, of its result elements times the terms each sums (a convolution's
+    window x input features, a dot's contracting size, a reduce's or reduce_window's
+    extent; 1 for other ops). A ``while`` body counts once. It predicts the reference
+    interpreter's time (about 0.1 µs per unit, see ``AUTO_XLA_WORK``)."""
     from jaxlib.mlir import ir
 
     from .context import make_context
     from .penguin_sort import parse_allowing_penguin_sorts
 
-    largest, coarsest = 1, 0.0
+    largest, coarsest, work = 1, 0.0, 0
     with make_context(), ir.Location.unknown():
         module = parse_allowing_penguin_sorts(module_text, "program")
         for op in ops_under(module):
             kind = op.name.split(".", 1)[-1]
+            terms = 1
             if kind in _REDUCTION_KINDS:
                 coarsest = max([coarsest] + [_eps_of(v.type) for v in op.operands])
-            try:
-                if kind == "convolution":
-                    rhs = ir.RankedTensorType(op.operands[1].type).shape
-                    out_f = _conv_out_feature_size(op)
-                    terms = int(np.prod(rhs)) // max(out_f, 1)
-                elif kind == "dot_general":
-                    text = str(op.attributes["dot_dimension_numbers"])
-                    lhs = ir.RankedTensorType(op.operands[0].type).shape
-                    dims = _contracting(text)
-                    terms = int(np.prod([lhs[d] for d in dims])) if dims else 1
-                elif kind == "dot":
-                    terms = ir.RankedTensorType(op.operands[0].type).shape[-1]
-                elif kind == "reduce":
-                    shape = ir.RankedTensorType(op.operands[0].type).shape
-                    dims = _ints(op.attributes["dimensions"])
-                    terms = int(np.prod([shape[d] for d in dims])) if dims else 1
-                elif kind == "reduce_window":
-                    terms = int(np.prod(_ints(op.attributes["window_dimensions"])))
-                else:
-                    continue
-            except (ValueError, TypeError, IndexError, KeyError):
-                continue
-            largest = max(largest, int(terms))
-    return largest, coarsest
+                terms = _terms(op, kind)
+                largest = max(largest, terms)
+            work += _elements(op) * terms
+    return Profile(largest, coarsest, work)
+
+
+def _terms(op: ir.Operation, kind: str) -> int:
+    """Terms one output element of the reduction-like ``op`` sums (1 if not known)."""
+    from jaxlib.mlir import ir
+
+    try:
+        if kind == "convolution":
+            rhs = ir.RankedTensorType(op.operands[1].type).shape
+            return max(int(np.prod(rhs)) // max(_conv_out_feature_size(op), 1), 1)
+        if kind == "dot_general":
+            text = str(op.attributes["dot_dimension_numbers"])
+            lhs = ir.RankedTensorType(op.operands[0].type).shape
+            dims = _contracting(text)
+            return max(int(np.prod([lhs[d] for d in dims])) if dims else 1, 1)
+        if kind == "dot":
+            return max(ir.RankedTensorType(op.operands[0].type).shape[-1], 1)
+        if kind == "reduce":
+            shape = ir.RankedTensorType(op.operands[0].type).shape
+            dims = _ints(op.attributes["dimensions"])
+            return max(int(np.prod([shape[d] for d in dims])) if dims else 1, 1)
+        return max(int(np.prod(_ints(op.attributes["window_dimensions"]))), 1)
+    except (ValueError, TypeError, IndexError, KeyError):
+        return 1
+
+
+def _elements(op: ir.Operation) -> int:
+    """Elements of ``op``'s ranked tensor results (dynamic dims count 1)."""
+    from jaxlib.mlir import ir
+
+    total = 0
+    for result in op.results:
+        if isinstance(result.type, ir.RankedTensorType):
+            t = ir.RankedTensorType(result.type)
+            total += math.prod(1 if t.is_dynamic_dim(i) else t.shape[i] for i in range(t.rank))
+    return total
 
 
 _REDUCTION_KINDS = ("convolution", "dot_general", "dot", "reduce", "reduce_window")
 
 
-def _eps_of(t) -> float:
+def _eps_of(t: ir.Type) -> float:
     """eps of a float (or complex) tensor element type, 0.0 otherwise."""
     import ml_dtypes
     from jaxlib.mlir import ir
@@ -581,7 +743,7 @@ def _eps_of(t) -> float:
     return float(ml_dtypes.finfo(DTYPES[key]).eps)
 
 
-def _ints(attr) -> list[int]:
+def _ints(attr: ir.Attribute) -> list[int]:
     from .ir_util import i64_values
 
     return i64_values(attr)
@@ -594,7 +756,7 @@ def _contracting(text: str) -> list[int]:
     return [int(x) for x in match.group(1).split(",") if x.strip()] if match else []
 
 
-def _conv_out_feature_size(op) -> int:
+def _conv_out_feature_size(op: ir.Operation) -> int:
     import re
 
     from jaxlib.mlir import ir
@@ -635,22 +797,38 @@ def check(
     inputs: list[list[np.ndarray]] | None = None,
     resize_mode: str = "mean",
     timeout: float = DEFAULT_TIMEOUT,
+    progress: Callable[[str], None] | None = None,
 ) -> Report:
     """Compare ``before`` and ``after`` (MLIR texts) on ``trials`` seeded random inputs
     (or on the given input sets). ``oracle``: "interpreter", "xla", "both", or "auto"
-    (interpreter, falling back to XLA when the interpreter cannot run the program).
+    (see ``_check_auto``: the interpreter up to ``AUTO_XLA_WORK`` element operations, XLA
+    above, a difference XLA finds decided by the interpreter).
     ``rtol``/``atol`` None: derived from the dtype and the largest reduction; both 0:
     bitwise comparison. ``timeout``: seconds per oracle run, then not checkable.
-    Programs whose results differ in number or type do not match."""
+    Programs whose results differ in number or type do not match. ``progress``: called
+    with a line (``"checking with the interpreter: trial 1/2 (after), 12 s"``) when the
+    check has run ``PROGRESS_AFTER`` seconds, then as oracle runs start and every
+    ``PROGRESS_EVERY`` seconds, from a timer thread that ends before ``check`` returns;
+    None (the default): no thread, no lines."""
     _validate(seed=seed, trials=trials, rtol=rtol, atol=atol, timeout=timeout)
-    token = _TIMEOUT.set(float(timeout))
-    try:
-        return _check(before, after, seed, trials, rtol, atol, oracle, inputs, resize_mode)
-    finally:
-        _TIMEOUT.reset(token)
+    ticker = (
+        contextlib.nullcontext(_NoProgress())
+        if progress is None
+        else ProgressTicker(progress, delay=PROGRESS_AFTER, every=PROGRESS_EVERY)
+    )
+    with ticker as tick:
+        tokens = _TIMEOUT.set(float(timeout)), _PROGRESS.set(tick)
+        try:
+            tick.status("reading the programs")
+            return _check(before, after, seed, trials, rtol, atol, oracle, inputs, resize_mode)
+        finally:
+            _PROGRESS.reset(tokens[1])
+            _TIMEOUT.reset(tokens[0])
 
 
-def _validate(*, seed, trials, rtol, atol, timeout) -> None:
+def _validate(
+    *, seed: int, trials: int, rtol: float | None, atol: float | None, timeout: float
+) -> None:
     if not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
     if not isinstance(trials, int) or trials < 1:
@@ -662,17 +840,33 @@ def _validate(*, seed, trials, rtol, atol, timeout) -> None:
         raise ValueError(f"timeout must be a finite number > 0, got {timeout!r}")
 
 
-def _check(before, after, seed, trials, rtol, atol, oracle, inputs, resize_mode) -> Report:
+def _check(
+    before: str,
+    after: str,
+    seed: int,
+    trials: int,
+    rtol: float | None,
+    atol: float | None,
+    oracle: str,
+    inputs: list[list[np.ndarray]] | None,
+    resize_mode: str,
+) -> Report:
     (sig_before, keys, dyn_before, res_before), (sig_after, _, dyn_after, res_after) = (
-        _signature(before), _signature(after))
+        _signature(before),
+        _signature(after),
+    )
     if sig_before != sig_after:
         raise NotCheckable(f"signatures differ: {sig_before} vs {sig_after}")
     if not _results_compatible(res_before, res_after):
         shown_b = ", ".join(r[0] for r in res_before) or "nothing"
         shown_a = ", ".join(r[0] for r in res_after) or "nothing"
-        return Report(oracle="none", problem=(
-            f"the results differ: before returns {len(res_before)} ({shown_b}), "
-            f"after {len(res_after)} ({shown_a})"))
+        return Report(
+            oracle="none",
+            problem=(
+                f"the results differ: before returns {len(res_before)} ({shown_b}), "
+                f"after {len(res_after)} ({shown_a})"
+            ),
+        )
     dynamic = dyn_before + dyn_after
     input_sets = (
         inputs
@@ -681,32 +875,36 @@ def _check(before, after, seed, trials, rtol, atol, oracle, inputs, resize_mode)
     )
     for arrays in input_sets:
         _check_inputs(arrays, sig_before)
+    if oracle not in (*ORACLES, "both", "auto"):
+        raise ValueError(f"unknown oracle '{oracle}' (interpreter, xla, both, auto)")
+    profiles = program_profile(before), program_profile(after)
     terms, operand_eps = 1, 0.0
     if rtol is None:
-        (t_b, e_b), (t_a, e_a) = reduction_profile(before), reduction_profile(after)
-        terms, operand_eps = max(t_b, t_a), max(e_b, e_a)
-    oracles = {"both": list(ORACLES), "auto": ["interpreter"]}.get(oracle, [oracle])
-    if any(o not in ORACLES for o in oracles):
-        raise ValueError(f"unknown oracle '{oracle}' (interpreter, xla, both, auto)")
+        terms = max(p.terms for p in profiles)
+        operand_eps = max(p.operand_eps for p in profiles)
+
+    def run(name: str) -> Report:
+        return _check_with(
+            name,
+            before,
+            after,
+            keys,
+            input_sets,
+            rtol,
+            atol,
+            (terms, operand_eps),
+            resize_mode,
+            dynamic,
+        )
+
+    if oracle == "auto":
+        return _check_auto(run, max(p.work for p in profiles))
     reports = []
-    for name in oracles:
+    for name in ORACLES if oracle == "both" else (oracle,):
         try:
-            reports.append(
-                _check_with(name, before, after, keys, input_sets, rtol, atol, (terms, operand_eps),
-                            resize_mode, dynamic)
-            )
+            reports.append(run(name))
         except NotCheckable as err:
-            if oracle != "auto":
-                raise NotCheckable(f"{name}: {err}") from None
-            try:
-                report = _check_with(
-                    "xla", before, after, keys, input_sets, rtol, atol, (terms, operand_eps),
-                    resize_mode, dynamic
-                )
-            except NotCheckable as err2:
-                raise NotCheckable(f"interpreter: {err}; xla: {err2}") from None
-            report.note = f"interpreter could not run it ({err}); XLA decided"
-            reports.append(report)
+            raise NotCheckable(f"{name}: {err}") from None
     if len(reports) == 1:
         return reports[0]
     merged = Report(
@@ -717,7 +915,54 @@ def _check(before, after, seed, trials, rtol, atol, oracle, inputs, resize_mode)
     return merged
 
 
-def _check_inputs(arrays, signature) -> None:
+# Programs of more element operations than this (``program_profile``'s work of the larger
+# of the two) are checked on XLA by ``oracle="auto"``: the interpreter takes about 0.5 µs
+# per operation per run, XLA CPU 1-2 s per run to compile and little to execute, so above
+# this an interpreter run takes longer than an XLA run of a model of a few thousand ops.
+AUTO_XLA_WORK = 5_000_000
+
+
+def _check_auto(run: Callable[[str], Report], work: int) -> Report:
+    """``oracle="auto"``: the interpreter, or XLA for a program of more than
+    ``AUTO_XLA_WORK`` element operations; the other oracle when the first cannot run the
+    program; and a difference XLA finds is checked again on the interpreter, whose verdict
+    is the one reported (XLA may compute a program and its folded twin differently), unless
+    the interpreter cannot run it either."""
+    if work <= AUTO_XLA_WORK:
+        try:
+            return run("interpreter")
+        except NotCheckable as err:
+            try:
+                report = run("xla")
+            except NotCheckable as err2:
+                raise NotCheckable(f"interpreter: {err}; xla: {err2}") from None
+            report.note = f"interpreter could not run it ({err}); XLA decided"
+            return report
+    why = f"auto: XLA for {work:.2g} element operations (more than {AUTO_XLA_WORK:,})"
+    try:
+        report = run("xla")
+    except NotCheckable as err:
+        try:
+            report = run("interpreter")
+        except NotCheckable as err2:
+            raise NotCheckable(f"xla: {err}; interpreter: {err2}") from None
+        report.note = f"{why} could not run it ({err}); the interpreter decided"
+        return report
+    if report.ok:
+        report.note = why
+        return report
+    worst = max(o.max_abs for o in report.outputs if not o.ok)
+    _tick().status("XLA found a difference: checking again with the interpreter")
+    try:
+        confirmed = run("interpreter")
+    except NotCheckable as err:
+        report.note = f"{why} found a difference; the interpreter could not check it ({err})"
+        return report
+    confirmed.note = f"{why} found a difference (max abs {worst:.3g}); the interpreter decided"
+    return confirmed
+
+
+def _check_inputs(arrays: Sequence[np.ndarray], signature: Sequence[ArgSpec]) -> None:
     if len(arrays) != len(signature):
         raise NotCheckable(f"{len(arrays)} inputs given, @main takes {len(signature)}")
     for i, (a, (shape, key)) in enumerate(zip(arrays, signature, strict=True)):
@@ -727,18 +972,35 @@ def _check_inputs(arrays, signature) -> None:
             )
 
 
-def _check_with(oracle, before, after, keys, input_sets, rtol, atol, terms, resize_mode,
-                dynamic):
+def _check_with(
+    oracle: str,
+    before: str,
+    after: str,
+    keys: list[str],
+    input_sets: Sequence[list[np.ndarray]],
+    rtol: float | None,
+    atol: float | None,
+    terms: tuple[int, float],
+    resize_mode: str,
+    dynamic: list[str],
+) -> Report:
     if oracle == "xla" and dynamic:  # XLA returns bounded dynamic results padded with garbage
         raise NotCheckable(f"XLA cannot compare the dynamic result type {dynamic[0]}")
     split = oracle == "interpreter"
     run = interpret if oracle == "interpreter" else run_xla
+    tick = _tick()
+    label = _ORACLE_LABELS[oracle]
+    tick.status(f"converting the programs for {label}")
     prog_a = prepare_isolated(before, resize_mode, split)
     prog_b = prepare_isolated(after, resize_mode, split)
     report = Report(oracle=oracle, trials=len(input_sets))
     worst: dict[int, OutputReport] = {}
-    for arrays in input_sets:
-        out_a, out_b = run(prog_a, arrays), run(prog_b, arrays)
+    for trial, arrays in enumerate(input_sets, 1):
+        where = f"checking with {label}: trial {trial}/{len(input_sets)}"
+        tick.status(f"{where} (before)")
+        out_a = run(prog_a, arrays)
+        tick.status(f"{where} (after)")
+        out_b = run(prog_b, arrays)
         if split:
             out_a, out_b = _join_complex(out_a, keys), _join_complex(out_b, keys)
         if len(out_a) != len(out_b):
@@ -761,7 +1023,7 @@ def _check_with(oracle, before, after, keys, input_sets, rtol, atol, terms, resi
     return report
 
 
-def load_npz_inputs(path: str, signature) -> list[list[np.ndarray]]:
+def load_npz_inputs(path: str, signature: Sequence[ArgSpec]) -> list[list[np.ndarray]]:
     """Input sets from an .npz: arrays named arg0, arg1, ... (one set), or a leading trial
     axis when every array has one more dimension than @main's argument."""
     from .io import InputError
@@ -777,8 +1039,10 @@ def load_npz_inputs(path: str, signature) -> list[list[np.ndarray]]:
             missing = [f"arg{i}" for i in range(len(signature)) if f"arg{i}" not in data.files]
             if missing:
                 found = ", ".join(data.files) or "none"
-                raise ValueError(f"no array {missing[0]} (@main takes {len(signature)} "
-                                 f"arguments; the archive has {found})")
+                raise ValueError(
+                    f"no array {missing[0]} (@main takes {len(signature)} "
+                    f"arguments; the archive has {found})"
+                )
             arrays = [data[f"arg{i}"] for i in range(len(signature))]
     except OSError as err:
         raise InputError(f"{path}: error: cannot read inputs: {err.strerror or err}") from None
@@ -791,10 +1055,15 @@ def load_npz_inputs(path: str, signature) -> list[list[np.ndarray]]:
 
 
 __all__ = [
+    "AUTO_XLA_WORK",
     "DEFAULT_TIMEOUT",
     "ORACLES",
+    "PROGRESS_AFTER",
+    "PROGRESS_EVERY",
     "NotCheckable",
     "OutputReport",
+    "Profile",
+    "ProgressTicker",
     "Report",
     "check",
     "compare_arrays",
@@ -805,6 +1074,7 @@ __all__ = [
     "main_signature",
     "prepare_for_interpreter",
     "prepare_isolated",
+    "program_profile",
     "random_inputs",
     "reduction_profile",
     "reduction_size",

@@ -2,16 +2,20 @@
 
 Accepted inputs (detected from the bytes, not the file name): MLIR text (pretty or
 generic, penguin-form sorts included), MLIR bytecode, StableHLO portable artifacts, HLO
-text (``HloModule ...``) and serialized HLO module protos (e.g. neuronx-cc's
-``model.hlo_module.pb``). HLO comes in through jaxlib's XLA importer as StableHLO.
+text (``HloModule ...``), serialized HLO module protos (e.g. neuronx-cc's
+``model.hlo_module.pb``) and XLA's ``HloProto`` dumps (``*.hlo.pb``), ``jax.export``
+blobs, and torch-xla graph dumps (see :mod:`penguin_opt.formats`). HLO comes in through
+jaxlib's XLA importer as StableHLO.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sys
 import tempfile
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -96,8 +100,10 @@ def nesting_depth(data: bytes) -> int:
 def _check_nesting(source: Source) -> None:
     depth = nesting_depth(source.data)
     if depth > MAX_NESTING:
-        raise InputError(f"{source.name}: error: nesting is {depth} levels deep, more than "
-                         f"the {MAX_NESTING} penguin-opt accepts")
+        raise InputError(
+            f"{source.name}: error: nesting is {depth} levels deep, more than "
+            f"the {MAX_NESTING} penguin-opt accepts"
+        )
 
 
 def _looks_like_hlo_text(text: str) -> bool:
@@ -107,17 +113,31 @@ def _looks_like_hlo_text(text: str) -> bool:
 
 def parse_source(source: Source) -> ir.Operation:
     """Parse ``source`` into a ``builtin.module`` in the current context."""
+    from . import formats
+
     data = source.data
     if data.startswith(MLIR_BYTECODE_MAGIC):
         return _parse_bytecode(source)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        return _parse_hlo_proto(source)
+        return _parse_binary(source)
     if "\x00" in text:
-        return _parse_hlo_proto(source)
+        return _parse_binary(source)
     if not text.strip():
         raise InputError(f"{source.name}: error: the input is empty")
+    if formats.is_graph_dump(data):
+        graphs = formats.programs_in(source)
+        if len(graphs) != 1:
+            raise InputError(
+                f"{source.name}: error: a torch-xla dump of {len(graphs)} graphs: name an "
+                "output directory (-o DIR) to write each graph's program"
+            )
+        source = graphs[0].source
+        text = source.data.decode("utf-8")
+        error = formats.graph_format_error(source, text)
+        if error is not None:
+            raise error
     _check_nesting(source)
     if _looks_like_hlo_text(text):
         return _parse_hlo_text(source, text)
@@ -188,6 +208,16 @@ def _parse_hlo_text(source: Source, text: str) -> ir.Operation:
     return _import_hlo(proto, source)
 
 
+def _parse_binary(source: Source) -> ir.Operation:
+    """A jax.export blob, an HloProto (XLA's ``*.hlo.pb`` dumps) or an HloModuleProto."""
+    from . import formats
+
+    module = formats.jax_export_module(source)
+    if module is not None:
+        return _parse_bytecode(Source(source.name, module))
+    return _parse_hlo_proto(Source(source.name, formats.hlo_module_payload(source.data)))
+
+
 def _parse_hlo_proto(source: Source) -> ir.Operation:
     from ._compat import hlo_module_class
 
@@ -196,20 +226,28 @@ def _parse_hlo_proto(source: Source) -> ir.Operation:
             hlo_module_class().from_serialized_hlo_module_proto(source.data)
     except Exception:
         raise InputError(
-            f"{source.name}: error: not MLIR text, MLIR bytecode, HLO text or an HLO module proto"
+            f"{source.name}: error: not a program: not MLIR text or bytecode, HLO text, an "
+            "HLO (module) proto, a jax.export blob or a torch-xla graph dump"
         ) from None
     return _import_hlo(source.data, source)
 
 
-def module_text(module: ir.Operation, *, generic: bool = False, debug_info: bool = False,
-                large_elements_limit: int | None = None) -> str:
+def module_text(
+    module: ir.Operation,
+    *,
+    generic: bool = False,
+    debug_info: bool = False,
+    large_elements_limit: int | None = None,
+) -> str:
     """The module as MLIR text (penguin-form sorts print in generic form). The whole module
     prints in generic form when the pretty form would not parse back (see
     ``_pretty_form_is_lossy``). ``large_elements_limit``: elide constants with more
     elements (``--mlir-elide-elementsattrs-if-larger``; such text does not read back)."""
     generic = generic or _pretty_form_is_lossy(module)
     return module.get_asm(
-        print_generic_op_form=generic, assume_verified=True, enable_debug_info=debug_info,
+        print_generic_op_form=generic,
+        assume_verified=True,
+        enable_debug_info=debug_info,
         large_elements_limit=large_elements_limit,
     )
 
@@ -284,8 +322,11 @@ def _replace_atomically(path: str, payload: bytes) -> None:
         umask = os.umask(0)
         os.umask(umask)
         mode = 0o666 & ~umask
-    fd, tmp = tempfile.mkstemp(prefix=".penguin-opt-", dir=directory)
-    _TEMPORARY.add(tmp)
+    with _TEMPORARY_LOCK:  # no temporary is made once the command is being stopped
+        if _STOPPING:
+            raise KeyboardInterrupt
+        fd, tmp = tempfile.mkstemp(prefix=temporary_prefix(path), suffix=_TMP, dir=directory)
+        _TEMPORARY.add(tmp)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(payload)
@@ -299,14 +340,43 @@ def _replace_atomically(path: str, payload: bytes) -> None:
         _TEMPORARY.discard(tmp)
 
 
+_TMP = ".tmp"
+_RANDOM = re.compile(r"[a-z0-9_]{8}")  # what tempfile puts between prefix and suffix
+
+
+def temporary_prefix(path: str) -> str:
+    """The name prefix of the temporaries an output to ``path`` is written through
+    (``PREFIX`` + 8 random characters + ``.tmp``; a batch removes those of a worker that
+    died writing one)."""
+    return f".penguin-opt-{os.path.basename(path)}."
+
+
+def remove_temporaries(path: str) -> None:
+    """Remove what a killed writer of ``path`` may have left: the temporaries of exactly
+    that name (not those of ``path.x``, whose prefix begins the same)."""
+    directory = os.path.dirname(os.path.abspath(path))
+    prefix = temporary_prefix(path)
+    with contextlib.suppress(OSError):
+        for name in os.listdir(directory):
+            middle = name[len(prefix) : -len(_TMP)]
+            if name.startswith(prefix) and name.endswith(_TMP) and _RANDOM.fullmatch(middle):
+                with contextlib.suppress(OSError):
+                    os.unlink(os.path.join(directory, name))
+
+
 _TEMPORARY: set[str] = set()  # temporary outputs being written (removed on SIGINT)
+_TEMPORARY_LOCK = threading.Lock()
+_STOPPING = False
 
 
 @on_abandon
 def _remove_temporary() -> None:
-    for tmp in list(_TEMPORARY):
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+    global _STOPPING
+    with _TEMPORARY_LOCK:
+        _STOPPING = True  # the command's thread runs on until the process exits
+        for tmp in list(_TEMPORARY):
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
 
 
 __all__ = [

@@ -7,11 +7,15 @@ import os
 import re
 import sys
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING
 
 from jaxlib.mlir import ir
 
-_LOC = re.compile(r'loc\((?:[^"]*?)?"([^"]*)":(\d+):(\d+)')
+if TYPE_CHECKING:  # the rewrite module is imported where used
+    from ._compat import rewrite
+
+_LOC = re.compile(r'"([^"]*)":(\d+):(\d+)')  # the first file location, wherever nested
 
 
 def string_value(attr: ir.Attribute) -> str:
@@ -41,7 +45,7 @@ class UnreadableAttribute(Exception):
 
 
 @contextlib.contextmanager
-def native_stderr_captured():
+def native_stderr_captured() -> Iterator[list[str]]:
     """Collect what native code writes to file descriptor 2 (LLVM's ``errs()``, e.g. a
     pass option parser's complaint) instead of letting it reach the user's terminal;
     yields a list that holds the captured text once the block ends."""
@@ -167,7 +171,7 @@ def ops_named(root: ir.Operation, names: Iterable[str]) -> list[ir.Operation]:
         return found
     root = root.operation
 
-    def record(op, _rewriter):
+    def record(op: ir.OpView, _rewriter: rewrite.PatternRewriter) -> bool:
         found.append(op.operation)
         return True  # "no match": the walk driver changes nothing
 
@@ -180,11 +184,45 @@ def ops_named(root: ir.Operation, names: Iterable[str]) -> list[ir.Operation]:
     return found
 
 
+def op_counts(root: ir.Operation) -> dict[str, int]:
+    """How many ops of each name ``root`` holds, ``root`` itself and nested ops included.
+
+    Counted by MLIR's ``print-op-stats`` pass, in C++ (no Python call per op), on
+    ``root`` directly (it must be isolated from above, as a ``func.func`` is); where that
+    is not possible, by a Python walk.
+    """
+    import json
+
+    from jaxlib.mlir import passmanager
+
+    root = root.operation
+    try:
+        pm = passmanager.PassManager.parse(
+            f"{root.name}(print-op-stats{{json=true}})", context=root.context
+        )
+        pm.enable_verifier(False)
+        with native_stderr_captured() as printed:
+            pm.run(root)
+        counts = json.loads(printed[0])
+        if isinstance(counts, dict):
+            return {str(k): int(v) for k, v in counts.items()}
+    except (ValueError, ir.MLIRError):  # no such pass here, or not runnable on ``root``
+        pass
+    counted: dict[str, int] = {}
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        counted[op.name] = counted.get(op.name, 0) + 1
+        return ir.WalkResult.ADVANCE
+
+    root.walk(visit)
+    return counted
+
+
 def ops_under(root: ir.Operation) -> list[ir.Operation]:
     """Every op strictly inside ``root`` (all kinds), post-order."""
     found: list[ir.Operation] = []
 
-    def visit(op):
+    def visit(op: ir.Operation) -> ir.WalkResult:
         found.append(op)
         return ir.WalkResult.ADVANCE
 
@@ -207,8 +245,9 @@ def symbol_name(func: ir.Operation) -> str:
 
 def is_public(func: ir.Operation) -> bool:
     attributes = func.attributes
-    return ("sym_visibility" not in attributes
-            or string_value(attributes["sym_visibility"]) == "public")
+    return (
+        "sym_visibility" not in attributes or string_value(attributes["sym_visibility"]) == "public"
+    )
 
 
 def entry_function(module: ir.Operation) -> tuple[ir.Operation | None, list[ir.Operation]]:
@@ -234,6 +273,7 @@ __all__ = [
     "is_public",
     "location_triple",
     "native_stderr_captured",
+    "op_counts",
     "ops_named",
     "ops_under",
     "replace_op",

@@ -18,8 +18,22 @@ import os
 import sys
 import threading
 from concurrent.futures import ProcessPoolExecutor
+from typing import TYPE_CHECKING, TypeVar
 
-__all__ = ["ChildDied", "ChildTimedOut", "Stopped", "call", "close_all", "kill", "shutdown"]
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+    from concurrent.futures import Future
+
+__all__ = [
+    "ChildDied",
+    "ChildTimedOut",
+    "Stopped",
+    "call",
+    "close",
+    "close_all",
+    "kill",
+    "shutdown",
+]
 
 
 class ChildDied(Exception):
@@ -34,12 +48,14 @@ class Stopped(Exception):
     """No new child starts: the command is being stopped."""
 
 
+_T = TypeVar("_T")
+
 _POOLS: dict[str, ProcessPoolExecutor] = {}
 _SPAWN_LOCK = threading.Lock()
 _SHUT_DOWN = False
 
 
-def call(kind: str, fn, *args, timeout: float | None = None):
+def call(kind: str, fn: Callable[..., _T], *args: object, timeout: float | None = None) -> _T:
     """``fn(*args)`` (``fn`` importable by name, arguments picklable) in the child of
     ``kind``; an exception ``fn`` raises there is raised here."""
     from concurrent.futures import TimeoutError as FutureTimeout
@@ -59,7 +75,7 @@ def call(kind: str, fn, *args, timeout: float | None = None):
         raise ChildTimedOut(kind) from None
 
 
-def _submit(kind: str, fn, args: tuple):
+def _submit(kind: str, fn: Callable[..., _T], args: tuple) -> Future[_T]:
     """Submit to the kind's pool (created, or replaced, as needed; this spawns the child)."""
     pool = _POOLS.get(kind)
     if pool is not None and not all(p.is_alive() for p in pool._processes.values()):
@@ -69,8 +85,12 @@ def _submit(kind: str, fn, args: tuple):
         pool = None
     fresh = pool is None
     if fresh:
-        pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=_exit_with_parent, initargs=(os.getpid(),))
+        pool = ProcessPoolExecutor(
+            max_workers=1,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_exit_with_parent,
+            initargs=(os.getpid(),),
+        )
         _POOLS[kind] = pool
         _register_shutdown()
     with _quiet_xla_logs() if fresh else contextlib.nullcontext(), _main_not_reimported():
@@ -93,17 +113,24 @@ def kill(kind: str, *, wait: bool = True) -> None:
     pool.shutdown(wait=wait, cancel_futures=True)
 
 
-def close_all() -> None:
-    """At the end of a command: let every child exit and join its pool. The children
-    are spawned from the command's thread, and PR_SET_PDEATHSIG would kill them when that
-    thread ends, leaving broken pools for the interpreter's exit."""
-    for kind in list(_POOLS):
-        pool = _POOLS.pop(kind)
+def close(kind: str) -> None:
+    """Let the child of ``kind`` exit and join its pool. Call it from the thread that
+    spawned the child before that thread ends: PR_SET_PDEATHSIG would kill the child with
+    the thread, leaving a broken pool (and its semaphores) for the interpreter's exit."""
+    pool = _POOLS.pop(kind, None)
+    if pool is not None:
         pool.shutdown(wait=True, cancel_futures=True)
 
 
+def close_all() -> None:
+    """At the end of a command: :func:`close` every child (they are spawned from the
+    command's thread)."""
+    for kind in list(_POOLS):
+        close(kind)
+
+
 @contextlib.contextmanager
-def _quiet_xla_logs():
+def _quiet_xla_logs() -> Iterator[None]:
     """XLA's INFO lines (device counts) are noise on the user's terminal: the child is
     spawned (and copies the environment) with TF_CPP_MIN_LOG_LEVEL=1 unless the user set
     it; this process's environment is left as it was."""
@@ -118,7 +145,7 @@ def _quiet_xla_logs():
 
 
 @contextlib.contextmanager
-def _main_not_reimported():
+def _main_not_reimported() -> Iterator[None]:
     """A spawned child re-imports the parent's ``__main__`` (its file or ``-m`` module):
     from a script without ``if __name__ == "__main__":`` that re-runs the script, whose
     check then cannot start a child and the pool breaks. The children need nothing of
@@ -151,6 +178,7 @@ def _exit_with_parent(parent: int) -> None:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(1, int(signal_module.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
+
         def watch() -> None:
             while os.getppid() == parent:
                 time.sleep(1.0)
@@ -167,6 +195,12 @@ def _register_shutdown() -> None:
 
     on_abandon(shutdown)
     on_finish(close_all)
+    if multiprocessing.parent_process() is not None:
+        # In a worker process (a batch's): multiprocessing's exit joins every child before
+        # the interpreter's exit hooks would shut the pools down, so shut them down first.
+        from multiprocessing.util import Finalize
+
+        Finalize(None, close_all, exitpriority=100)
 
 
 def shutdown() -> None:

@@ -27,7 +27,7 @@ _FAILED = 3  # the child's exit code for a pass failure (its stderr has the erro
 class NativeAbort(PassError):
     """The isolated native pass ended the child process (``LLVM ERROR``)."""
 
-    def __init__(self, message: str):
+    def __init__(self, message: str) -> None:
         super().__init__(Diagnostic(Severity.ERROR, message, "unknown"))
 
 
@@ -40,8 +40,14 @@ def run_isolated(pipeline: str, module: ir.Operation, verify: bool, label: str) 
     buffer = io.BytesIO()
     module.write_bytecode(buffer)
     ctx = module.context
-    argv = [sys.executable, "-m", "penguin_opt.native_child", pipeline,
-            "1" if verify else "0", "1" if ctx.allow_unregistered_dialects else "0"]
+    argv = [
+        sys.executable,
+        "-m",
+        "penguin_opt.native_child",
+        pipeline,
+        "1" if verify else "0",
+        "1" if ctx.allow_unregistered_dialects else "0",
+    ]
     proc = subprocess.run(argv, input=buffer.getvalue(), capture_output=True)
     stderr = proc.stderr.decode(errors="replace")
     if proc.returncode == _FAILED:
@@ -52,8 +58,10 @@ def run_isolated(pipeline: str, module: ir.Operation, verify: bool, label: str) 
         pm.run(module)
         raise NativeAbort(f"{label} failed in a child process but not here")
     if proc.returncode != 0:
-        reason = next((line.strip() for line in stderr.splitlines() if "LLVM ERROR" in line),
-                      f"exit status {proc.returncode}")
+        reason = next(
+            (line.strip() for line in stderr.splitlines() if "LLVM ERROR" in line),
+            f"exit status {proc.returncode}",
+        )
         raise NativeAbort(f"{label} aborted the process ({reason})")
     result = ir.Module.parse(proc.stdout, context=ctx).operation
     _take_over(module, result)

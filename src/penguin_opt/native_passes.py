@@ -22,8 +22,10 @@ _CANDIDATE = re.compile(rb"\x00([a-z][a-z0-9]*(?:-[a-z0-9]+)*)\x00")
 
 
 def _candidates() -> set[str]:
-    with open(native_library_path(), "rb") as f, \
-            mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+    with (
+        open(native_library_path(), "rb") as f,
+        mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data,
+    ):
         words = {m.group(1).decode() for m in _CANDIDATE.finditer(data)}
     tails = {w[i + 1 :] for w in words for i, ch in enumerate(w) if ch == "-"}
     return words | tails

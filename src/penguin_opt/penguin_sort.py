@@ -15,6 +15,7 @@ four block arguments). The stock SortOp verifier rejects this form, so this modu
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 
 from jaxlib.mlir import ir
 
@@ -42,7 +43,10 @@ def sort_dimension(sort: ir.Operation) -> int:
     return dim
 
 
-def fusion_skip_reason(sort: ir.Operation, defining_op=defining_op_of):
+def fusion_skip_reason(
+    sort: ir.Operation,
+    defining_op: Callable[[ir.Value], ir.Operation | None] = defining_op_of,
+) -> tuple[str, None] | tuple[None, ir.Operation]:
     """(why fuseIotaSort leaves ``sort`` alone or None, the iota it would drop). It fuses
     ``sort(%data, %iota)`` whose iota counts along the sort dimension; ``defining_op`` is
     how the caller reaches ops (a sweep gives its canonical objects)."""
@@ -56,8 +60,13 @@ def fusion_skip_reason(sort: ir.Operation, defining_op=defining_op_of):
     return None, iota
 
 
-def fuse(sort: ir.Operation, iota: ir.Operation, *, replace=replace_op,
-         erase=ir.Operation.erase) -> ir.Operation:
+def fuse(
+    sort: ir.Operation,
+    iota: ir.Operation,
+    *,
+    replace: Callable[[ir.Operation, Sequence[ir.Value]], None] = replace_op,
+    erase: Callable[[ir.Operation], None] = ir.Operation.erase,
+) -> ir.Operation:
     """The penguin form of ``sort(%data, %iota)``: ``sort(%data)``; the iota is erased
     when nothing else uses it. ``replace``/``erase``: how the caller edits (a sweep's)."""
     new = rebuild_sort(sort, [sort.operands[0]], replace=replace)
@@ -67,7 +76,11 @@ def fuse(sort: ir.Operation, iota: ir.Operation, *, replace=replace_op,
 
 
 def rebuild_sort(
-    sort: ir.Operation, operands: list[ir.Value], name: str | None = None, *, replace=replace_op,
+    sort: ir.Operation,
+    operands: list[ir.Value],
+    name: str | None = None,
+    *,
+    replace: Callable[[ir.Operation, Sequence[ir.Value]], None] = replace_op,
     attributes: dict[str, ir.Attribute] | None = None,
 ) -> ir.Operation:
     """A sort with ``operands``, ``sort``'s results, attributes (or ``attributes``) and
@@ -116,20 +129,63 @@ def fuse_back(expanded: list[tuple[ir.Operation, ir.Operation]]) -> None:
 def verify(module_op: ir.Operation) -> None:
     """MLIR's verifier, reading penguin-form sorts as their expanded meaning.
 
-    Raises ``ir.MLIRError`` with MLIR's own diagnostics on failure. The penguin-form sorts
-    are expanded in place for the verifier and fused back afterwards (the module is left
-    exactly as it was): cheaper in time and memory than verifying an expanded clone.
+    Raises ``ir.MLIRError`` with MLIR's own diagnostics on failure. Each penguin-form sort
+    is swapped for its expansion for the verifier and swapped back afterwards (the module
+    is left exactly as it was, the sorts the very same ops): cheaper in time and memory
+    than verifying an expanded clone, and than rebuilding each sort twice.
     """
     sorts = penguin_sorts(module_op)
     if not sorts:
         module_op.verify()
         return
-    expanded: list[tuple[ir.Operation, ir.Operation]] = []
+    swapped: list[tuple[ir.Operation, ir.Operation, ir.Operation]] = []
     try:
-        expand_sorts(sorts, expanded)
+        _swap_in_expansions(sorts, swapped)
         module_op.verify()
     finally:
-        fuse_back(expanded)
+        _swap_back(swapped)
+
+
+def _swap_in_expansions(
+    sorts: list[ir.Operation], swapped: list[tuple[ir.Operation, ir.Operation, ir.Operation]]
+) -> None:
+    """Put the expansion of each of ``sorts`` (penguin form) in its place: an iota and a
+    sort of the same results, attributes and comparator (moved over), with the uses of the
+    sort's results; the sort itself is detached (kept, to come back). Appends (penguin
+    sort, expanded sort, iota) to ``swapped`` as each swap completes."""
+    i64 = ir.IntegerType.get_signless(64)
+    dims: dict[int, ir.Attribute] = {}
+    for sort in sorts:
+        prefix = sort.name.split(".")[0]
+        dim = sort_dimension(sort)
+        if dim not in dims:
+            dims[dim] = ir.IntegerAttr.get(i64, dim)
+        results = sort.results
+        types = list(results.types)
+        operands = list(sort.operands)
+        iota = create(
+            f"{prefix}.iota", [types[len(operands)]], [], {"iota_dimension": dims[dim]}, before=sort
+        )
+        expanded = create(
+            sort.name, types, [*operands, iota.result], attrs_of(sort), before=sort, regions=1
+        )
+        sort.regions[0].blocks[0].append_to(expanded.regions[0])
+        for old, new in zip(results, expanded.results, strict=True):
+            old.replace_all_uses_with(new)
+        sort.detach_from_parent()
+        swapped.append((sort, expanded, iota))
+
+
+def _swap_back(swapped: list[tuple[ir.Operation, ir.Operation, ir.Operation]]) -> None:
+    """Undo :func:`_swap_in_expansions`: each penguin sort back in its place, with its
+    comparator and uses; the expansions and their iotas erased."""
+    for sort, expanded, iota in swapped:
+        ir.InsertionPoint(expanded).insert(sort)
+        expanded.regions[0].blocks[0].append_to(sort.regions[0])
+        for old, new in zip(expanded.results, sort.results, strict=True):
+            old.replace_all_uses_with(new)
+        expanded.erase()
+        iota.erase()
 
 
 _SORT_TEXT = re.compile(r'"(mhlo|stablehlo)\.sort"\(')

@@ -18,7 +18,9 @@ from __future__ import annotations
 import re
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TextIO
 
 from jaxlib.mlir import ir, passmanager
 
@@ -75,8 +77,10 @@ class Element:
         """Pass arguments this element runs (``func.func(cse,canonicalize)``: both)."""
         if self.ours is not None:
             return frozenset((self.ours.name,))
-        return frozenset(_PASS_NAME.findall(_without_options(self.text))) - {"func.func",
-                                                                            "builtin.module"}
+        return frozenset(_PASS_NAME.findall(_without_options(self.text))) - {
+            "func.func",
+            "builtin.module",
+        }
 
 
 _PASS_NAME = re.compile(r"[A-Za-z_][\w.-]*")
@@ -143,18 +147,22 @@ class IRPrinting:
     def wants_before(self, el: Element) -> bool:
         return self.before_all or bool(self.before & el.pass_names)
 
-    def wants_after(self, el: Element, changed) -> bool:
+    def wants_after(self, el: Element, changed: Callable[[], bool]) -> bool:
         """``changed()``: whether the element changed the IR (asked only when needed)."""
         if self.after_all or self.after & el.pass_names:
             return True
         return self.after_change and changed()
 
-    def dump(self, when: str, el: Element, module: ir.Operation, out=None) -> None:
+    def dump(self, when: str, el: Element, module: ir.Operation, out: TextIO | None = None) -> None:
         from .io import module_text
 
         out = out or sys.stderr
-        text = module_text(module, generic=self.generic, debug_info=self.debug_info,
-                           large_elements_limit=self.elide_elements_limit)
+        text = module_text(
+            module,
+            generic=self.generic,
+            debug_info=self.debug_info,
+            large_elements_limit=self.elide_elements_limit,
+        )
         out.write(f"// -----// IR Dump {when} {el.display_name} ({el.label}) //----- //\n")
         out.write(text if text.endswith("\n") else text + "\n")
         out.write("\n")
@@ -211,8 +219,11 @@ class Pipeline:
         ctx = module.context
         printing = ir_printing or IRPrinting()
         # Penguin-form sorts may come with the input (our own output read back) or from a
-        # for-penguin pass: native passes then get the expanded form.
-        penguin_seen = bool(penguin_sort.penguin_sorts(module))
+        # for-penguin pass: native passes then get the expanded form. Unless a for-penguin
+        # pass ran, whether there are any is looked up (a walk) when a native element first
+        # needs to know: no other pass makes them, so that is whether the input had any
+        # that are still there.
+        penguin_seen: bool | None = None
         verify = self.verify != "off"
         run_of_ours: list[str] = []
         with ctx, ir.Location.unknown(ctx):
@@ -224,14 +235,16 @@ class Pipeline:
                 try:
                     if el.ours is not None:
                         el.ours.run(module, state)
-                        penguin_seen = penguin_seen or isinstance(el.ours, CanonicalizeForPenguin)
+                        if isinstance(el.ours, CanonicalizeForPenguin):
+                            penguin_seen = True
                         run_of_ours.append(el.ours.name)
-                        run_ends = (i + 1 == len(self.elements)
-                                    or self.elements[i + 1].ours is None)
+                        run_ends = i + 1 == len(self.elements) or self.elements[i + 1].ours is None
                         if verify and (self.verify == "each" or run_ends):
                             _verify(run_of_ours)(module)
                             run_of_ours = []
                     else:
+                        if penguin_seen is None:
+                            penguin_seen = bool(penguin_sort.penguin_sorts(module))
                         self._run_native(el, module, ctx, penguin_seen, verify)
                 except BaseException:
                     state.timings.append((el.label, time.perf_counter() - start))
@@ -244,7 +257,9 @@ class Pipeline:
         return state
 
     @staticmethod
-    def _run_native(el: Element, module, ctx, penguin_seen: bool, verify: bool) -> None:
+    def _run_native(
+        el: Element, module: ir.Operation, ctx: ir.Context, penguin_seen: bool, verify: bool
+    ) -> None:
         from .native_child import ABORTING_PASSES, run_isolated
 
         text = _native_pipeline_text(el.text, ctx)
@@ -261,8 +276,7 @@ class Pipeline:
 
 
 def _fingerprint(module: ir.Operation) -> str:
-    return module.get_asm(print_generic_op_form=True, assume_verified=True,
-                          enable_debug_info=True)
+    return module.get_asm(print_generic_op_form=True, assume_verified=True, enable_debug_info=True)
 
 
 def _failed(el: Element) -> Element:
@@ -305,7 +319,7 @@ def _resolve_native(text: str, ctx: ir.Context) -> str:
         raise PipelineError(f"invalid pipeline element '{text}': {first}")
 
 
-def _verify(pass_names: list[str]):
+def _verify(pass_names: list[str]) -> Callable[[ir.Operation], None]:
     """Verify the module (penguin-aware); a failure blames ``pass_names``."""
     names = list(pass_names)
 
@@ -326,8 +340,9 @@ def _verifier_failure(pass_names: list[str], err: ir.MLIRError) -> PassError:
         d = diags[0]
         message = f"{who} produced invalid IR{hint}: {' '.join(d.message.split())}"
         return PassError(Diagnostic(Severity.ERROR, message, str(d.location)))
-    return PassError(Diagnostic(Severity.ERROR, f"{who} produced invalid IR{hint}: {err}",
-                                "unknown"))
+    return PassError(
+        Diagnostic(Severity.ERROR, f"{who} produced invalid IR{hint}: {err}", "unknown")
+    )
 
 
 def _expand_marked(module: ir.Operation) -> int:
@@ -351,7 +366,7 @@ def _fuse_marked(module: ir.Operation) -> None:
             penguin_sort.fuse(sort, iota)
 
 
-def print_statistics(state: RunState, out=sys.stderr) -> None:
+def print_statistics(state: RunState, out: TextIO = sys.stderr) -> None:
     """mlir-opt style per-pass statistics: per rewriter matched/rewritten/skipped."""
     print("===" + "-" * 73 + "===", file=out)
     print("                         ... Pass statistics report ...", file=out)
@@ -366,7 +381,7 @@ def print_statistics(state: RunState, out=sys.stderr) -> None:
                 print(f"    (S) {count:>6} skipped   - {reason}", file=out)
 
 
-def print_timing(timings: list[tuple[str, float]], out=sys.stderr) -> None:
+def print_timing(timings: list[tuple[str, float]], out: TextIO = sys.stderr) -> None:
     """MLIR's execution time report (``--mlir-timing``): wall time per pipeline element,
     in order, with mlir-opt's ``Parser`` and ``Output`` rows; an element that runs
     several times (``--split-input-file``) is summed."""

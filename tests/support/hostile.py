@@ -11,11 +11,17 @@ ROOT = Path(__file__).resolve().parents[2]
 _NOTE = re.compile(r"^\S.*?: (warning|remark): ")
 
 
-def run(*args, tool: str = "penguin_opt", stdin: bytes | None = None, timeout: float = 300,
-        **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", tool, *map(str, args)], input=stdin,
-                          capture_output=True, cwd=kwargs.pop("cwd", ROOT), timeout=timeout,
-                          **kwargs)
+def run(
+    *args, tool: str = "penguin_opt", stdin: bytes | None = None, timeout: float = 300, **kwargs
+) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", tool, *map(str, args)],
+        input=stdin,
+        capture_output=True,
+        cwd=kwargs.pop("cwd", ROOT),
+        timeout=timeout,
+        **kwargs,
+    )
 
 
 def error_lines(proc: subprocess.CompletedProcess) -> list[str]:

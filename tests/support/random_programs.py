@@ -101,17 +101,26 @@ NEAR_MISS_REASONS = {
     "replaceBroadcastInDimWithConstants": ("operand-not-constant", "over-budget"),
     "removeDeadZeroSizedTensorOps": ("not-zero-sized",),
     "explicitlyPad": (
-        "spatial-extent-1", "small-extent-flag-off", "over-bound", "rank-not-4",
+        "spatial-extent-1",
+        "small-extent-flag-off",
+        "over-bound",
+        "rank-not-4",
         "zero-padding",
     ),
     "explicitlyStride": (
-        "spatial-extent-1", "small-extent-flag-off", "over-bound", "rank-not-4",
-        "unit-stride", "mixed-integer-accumulation",
+        "spatial-extent-1",
+        "small-extent-flag-off",
+        "over-bound",
+        "rank-not-4",
+        "unit-stride",
+        "mixed-integer-accumulation",
     ),
 }
 # Only in MHLO: StableHLO's for-penguin pass removes empty convolutions before the conv pass.
-MHLO_NEAR_MISS_REASONS = {"explicitlyPad": ("zero-sized-result",),
-                          "explicitlyStride": ("zero-sized-result",)}
+MHLO_NEAR_MISS_REASONS = {
+    "explicitlyPad": ("zero-sized-result",),
+    "explicitlyStride": ("zero-sized-result",),
+}
 # The near misses whose op is found again after the pipeline (NearMiss records), by dialect.
 IN_PLACE = {
     "stablehlo": (
@@ -254,10 +263,48 @@ def chance(draw, p: float) -> bool:
 
 
 FLOAT_SPECIALS = (
-    0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, -2.5, 2.5, 0.1, -0.7, 127.5, 128.0, -128.5, 255.5,
-    256.0, -129.0, 65504.0, 65520.0, 1e5, -1e5, 2.0**31, -(2.0**31), 2.0**31 - 64, 2.0**32,
-    -(2.0**32) - 1, 2.0**63, -(2.0**63), 2.0**64, 1e20, -1e20, 3.4e38, 1e39, 1e300, 1e-40,
-    1e-8, 6e-8, 5e-324, float("nan"), -float("nan"), float("inf"), -float("inf"),
+    0.0,
+    -0.0,
+    1.0,
+    -1.0,
+    0.5,
+    -0.5,
+    1.5,
+    -2.5,
+    2.5,
+    0.1,
+    -0.7,
+    127.5,
+    128.0,
+    -128.5,
+    255.5,
+    256.0,
+    -129.0,
+    65504.0,
+    65520.0,
+    1e5,
+    -1e5,
+    2.0**31,
+    -(2.0**31),
+    2.0**31 - 64,
+    2.0**32,
+    -(2.0**32) - 1,
+    2.0**63,
+    -(2.0**63),
+    2.0**64,
+    1e20,
+    -1e20,
+    3.4e38,
+    1e39,
+    1e300,
+    1e-40,
+    1e-8,
+    6e-8,
+    5e-324,
+    float("nan"),
+    -float("nan"),
+    float("inf"),
+    -float("inf"),
 )
 
 
@@ -288,8 +335,9 @@ def element_values(draw, dtype: str, n: int) -> np.ndarray:
     if mode == "normal":
         vals = draw(st.lists(st.floats(-1e3, 1e3, allow_nan=False), min_size=n, max_size=n))
     else:
-        vals = draw(st.lists(st.sampled_from(FLOAT_SPECIALS) | st.floats(-300, 300),
-                             min_size=n, max_size=n))
+        vals = draw(
+            st.lists(st.sampled_from(FLOAT_SPECIALS) | st.floats(-300, 300), min_size=n, max_size=n)
+        )
     with np.errstate(all="ignore"):
         return np.array(vals, dtype=np.float64).astype(npd)
 
@@ -347,8 +395,9 @@ class Builder:
     def line(self, text: str) -> None:
         self.blocks[-1].append(text)
 
-    def op(self, rhs: str, shape, dtype: str, *, const_at: Const | None = None,
-           tag: str | None = None) -> Value:
+    def op(
+        self, rhs: str, shape, dtype: str, *, const_at: Const | None = None, tag: str | None = None
+    ) -> Value:
         name = self.fresh()
         self.line(f"{name} = {rhs}" + (f' loc("{tag}")' if tag else ""))
         return Value(name, tuple(shape), dtype, const_at)
@@ -380,8 +429,9 @@ class Builder:
     def zeros(self, shape, dtype: str) -> Value:
         return self.constant(shape, dtype, np.zeros(shape, _np_dtype(dtype)))
 
-    def expect(self, rewriter: str, outcome: str = "rewritten", n: int = 1,
-               dialects: frozenset = BOTH) -> None:
+    def expect(
+        self, rewriter: str, outcome: str = "rewritten", n: int = 1, dialects: frozenset = BOTH
+    ) -> None:
         for d in dialects:
             self.expected[d][(rewriter, outcome)] += n
 
@@ -401,14 +451,23 @@ class Builder:
             return self.elementwise(v) if r == 0 else v
         if r < 6:
             n = _numel(shape)
-            reshapes = [v for v in pool if v.dtype == dtype and _numel(v.shape) == n
-                        and v.shape != shape]
-            converts = [v for v in pool if v.shape == shape and v.dtype != dtype
-                        and (not _is_complex(v.dtype) or _is_complex(dtype))]
+            reshapes = [
+                v for v in pool if v.dtype == dtype and _numel(v.shape) == n and v.shape != shape
+            ]
+            converts = [
+                v
+                for v in pool
+                if v.shape == shape
+                and v.dtype != dtype
+                and (not _is_complex(v.dtype) or _is_complex(dtype))
+            ]
             if reshapes and r == 4:
                 v = draw(st.sampled_from(reshapes))
-                return self.op(f"stablehlo.reshape {v.name} : ({v.type}) -> "
-                               f"{ttype(shape, dtype)}", shape, dtype)
+                return self.op(
+                    f"stablehlo.reshape {v.name} : ({v.type}) -> {ttype(shape, dtype)}",
+                    shape,
+                    dtype,
+                )
             if converts and r == 5:
                 return self.convert(draw(st.sampled_from(converts)), dtype)
         return self.arg(shape, dtype)
@@ -432,13 +491,27 @@ class Builder:
     # ops with a root the passes match, with their expected outcome
     def convert(self, v: Value, dtype: str, tag: str | None = None) -> Value:
         folds = _folds(v.const_at, STEP["replaceConvertsWithConstants"])
-        self.expect("replaceConvertsWithConstants",
-                    "rewritten" if folds else "operand-not-constant")
-        return self.op(f"stablehlo.convert {v.name} : ({v.type}) -> {ttype(v.shape, dtype)}",
-                       v.shape, dtype, const_at=(4, 0) if folds else None, tag=tag)
+        self.expect(
+            "replaceConvertsWithConstants", "rewritten" if folds else "operand-not-constant"
+        )
+        return self.op(
+            f"stablehlo.convert {v.name} : ({v.type}) -> {ttype(v.shape, dtype)}",
+            v.shape,
+            dtype,
+            const_at=(4, 0) if folds else None,
+            tag=tag,
+        )
 
-    def broadcast_in_dim(self, v: Value, dims, out_shape, *, tag: str | None = None,
-                         appended: bool = False, emit: bool = True) -> tuple[Value | None, str]:
+    def broadcast_in_dim(
+        self,
+        v: Value,
+        dims,
+        out_shape,
+        *,
+        tag: str | None = None,
+        appended: bool = False,
+        emit: bool = True,
+    ) -> tuple[Value | None, str]:
         """Expect rewriter 8's outcome for ``broadcast_in_dim(v)``; emit it unless it is
         the one rewriter 7 makes of a legacy broadcast. Returns (value, outcome)."""
         folds = _folds(v.const_at, STEP["replaceBroadcastInDimWithConstants"], appended)
@@ -452,9 +525,14 @@ class Builder:
         if not emit:
             return None, outcome
         const_at = (8, 1 if appended else 0) if outcome == "rewritten" else None
-        out = self.op(f"stablehlo.broadcast_in_dim {v.name}, dims = {_ints(dims)} : "
-                      f"({v.type}) -> {ttype(out_shape, v.dtype)}", out_shape, v.dtype,
-                      const_at=const_at, tag=tag)
+        out = self.op(
+            f"stablehlo.broadcast_in_dim {v.name}, dims = {_ints(dims)} : "
+            f"({v.type}) -> {ttype(out_shape, v.dtype)}",
+            out_shape,
+            v.dtype,
+            const_at=const_at,
+            tag=tag,
+        )
         return out, outcome
 
     def text(self) -> str:
@@ -473,8 +551,14 @@ class Builder:
 
 
 @st.composite
-def shapes(draw, min_rank: int = 0, max_rank: int = 4, max_dim: int = 4,
-           zero: bool | None = None, min_dim: int = 1) -> tuple[int, ...]:
+def shapes(
+    draw,
+    min_rank: int = 0,
+    max_rank: int = 4,
+    max_dim: int = 4,
+    zero: bool | None = None,
+    min_dim: int = 1,
+) -> tuple[int, ...]:
     rank = draw(st.integers(min_rank, max_rank))
     dims = draw(st.lists(st.integers(min_dim, max_dim), min_size=rank, max_size=rank))
     if zero is None:
@@ -491,8 +575,7 @@ def dtypes(rare: bool = True, exclude=()) -> st.SearchStrategy[str]:
     if not rare:
         return choices
     rare_choices = st.sampled_from([t for t in RARE if t not in exclude])
-    return st.integers(0, 9999).flatmap(
-        lambda r: rare_choices if 5000 <= r < 5600 else choices)
+    return st.integers(0, 9999).flatmap(lambda r: rare_choices if 5000 <= r < 5600 else choices)
 
 
 # --------------------------------------------------------------------------- units
@@ -509,8 +592,17 @@ VARIANTS = {
     "broadcast": ("constant", "operand"),
     "broadcast_in_dim": ("literal", "splat", "pool", "nonconst", "over-budget"),
     "zero": ("elementwise", "slice", "concatenate", "reduce", "transpose"),
-    "conv": ("match", "canonical", "extent-1", "small", "over-bound", "rank3", "rank5",
-             "empty", "mixed"),
+    "conv": (
+        "match",
+        "canonical",
+        "extent-1",
+        "small",
+        "over-bound",
+        "rank3",
+        "rank5",
+        "empty",
+        "mixed",
+    ),
     "arith": (None,),
 }
 
@@ -539,14 +631,20 @@ def unit_argsort(b: Builder, variant: str | None = None) -> None:
         p, i, s = b.fresh("p"), b.fresh("i"), b.fresh("s")
         types = [ttype(shape, data_t), ttype(shape, index_t)]
         comp = _comparator(b, [data_t, index_t])
-        body = [f"  {i} = {iota_line}",
-                f'  {s}:2 = "stablehlo.sort"({p}, {i}) <{{dimension = {dim} : i64, '
-                f"is_stable = {draw(st.sampled_from(['true', 'false']))}}}> ({{"]
+        body = [
+            f"  {i} = {iota_line}",
+            f'  {s}:2 = "stablehlo.sort"({p}, {i}) <{{dimension = {dim} : i64, '
+            f"is_stable = {draw(st.sampled_from(['true', 'false']))}}}> ({{",
+        ]
         body += ["  " + line for line in comp]
-        body += [f"  }}) : ({', '.join(types)}) -> ({', '.join(types)}) loc(\"{tag}\")",
-                 f"  return {s}#0, {s}#1 : {', '.join(types)}"]
-        b.callees.append(f"func.func private {name}({p}: {types[0]}) -> ({', '.join(types)}) "
-                         "{\n" + "\n".join(body) + "\n}\n")
+        body += [
+            f'  }}) : ({", ".join(types)}) -> ({", ".join(types)}) loc("{tag}")',
+            f"  return {s}#0, {s}#1 : {', '.join(types)}",
+        ]
+        b.callees.append(
+            f"func.func private {name}({p}: {types[0]}) -> ({', '.join(types)}) "
+            "{\n" + "\n".join(body) + "\n}\n"
+        )
         r = b.fresh("r")
         b.line(f"{r}:2 = func.call {name}({data.name}) : ({types[0]}) -> ({', '.join(types)})")
         results = [Value(f"{r}#0", shape, data_t), Value(f"{r}#1", shape, index_t)]
@@ -556,8 +654,9 @@ def unit_argsort(b: Builder, variant: str | None = None) -> None:
             if draw(st.booleans()):
                 second = b.arg(shape, index_t)
             else:
-                second = b.op(f"stablehlo.add {iota.name}, {iota.name} : {iota.type}",
-                              shape, index_t)
+                second = b.op(
+                    f"stablehlo.add {iota.name}, {iota.name} : {iota.type}", shape, index_t
+                )
             operands = [data, second]
         elif variant == "iota-first":
             operands = [iota, data]
@@ -569,24 +668,37 @@ def unit_argsort(b: Builder, variant: str | None = None) -> None:
         comp = _comparator(b, [v.dtype for v in operands])
         s = b.fresh("s")
         stable = draw(st.sampled_from(["true", "false"]))
-        b.line(f'{s}:{len(operands)} = "stablehlo.sort"({", ".join(v.name for v in operands)}) '
-               f"<{{dimension = {dim} : i64, is_stable = {stable}}}> ({{")
+        b.line(
+            f'{s}:{len(operands)} = "stablehlo.sort"({", ".join(v.name for v in operands)}) '
+            f"<{{dimension = {dim} : i64, is_stable = {stable}}}> ({{"
+        )
         for line in comp:
             b.line(line)
-        b.line(f"}}) : ({', '.join(types)}) -> ({', '.join(types)}) loc(\"{tag}\")")
+        b.line(f'}}) : ({", ".join(types)}) -> ({", ".join(types)}) loc("{tag}")')
         results = [Value(f"{s}#{k}", shape, v.dtype) for k, v in enumerate(operands)]
         if variant == "match" and chance(draw, 1 / 4):
             b.keep(iota)  # a shared iota stays for its other user
     if variant in ("match", "callee"):
         b.expect("fuseIotaSort")
     else:
-        reason = {"other-dim": "iota-dimension-mismatch", "not-iota": "operand-1-not-iota",
-                  "iota-first": "operand-1-not-iota", "three": "not-two-operands"}[variant]
+        reason = {
+            "other-dim": "iota-dimension-mismatch",
+            "not-iota": "operand-1-not-iota",
+            "iota-first": "operand-1-not-iota",
+            "three": "not-two-operands",
+        }[variant]
         b.expect("fuseIotaSort", reason)
-        b.near_miss(NearMiss(tag, "fuseIotaSort", reason, "sort", len(results) if not callee
-                             else 2, dialects=nm_dialects))
-    keep = draw(st.lists(st.sampled_from(range(len(results))), min_size=1, max_size=3,
-                         unique=True))
+        b.near_miss(
+            NearMiss(
+                tag,
+                "fuseIotaSort",
+                reason,
+                "sort",
+                len(results) if not callee else 2,
+                dialects=nm_dialects,
+            )
+        )
+    keep = draw(st.lists(st.sampled_from(range(len(results))), min_size=1, max_size=3, unique=True))
     for k in keep:
         b.keep(results[k])
 
@@ -607,8 +719,10 @@ def _comparator(b: Builder, operand_types: list[str]) -> list[str]:
 
     def cmp(d, x, y, t, extra=""):
         name = b.fresh("k")
-        lines.append(f"  {name} = stablehlo.compare {d}, {x}, {y}{extra} : "
-                     f"(tensor<{t}>, tensor<{t}>) -> tensor<i1>")
+        lines.append(
+            f"  {name} = stablehlo.compare {d}, {x}, {y}{extra} : "
+            f"(tensor<{t}>, tensor<{t}>) -> tensor<i1>"
+        )
         return name
 
     if kind == "simple":
@@ -680,8 +794,12 @@ def unit_get_dimension_size(b: Builder, variant: str | None = None) -> None:
     shape = draw(shapes(1, 4, 5))
     v = b.operand(shape, draw(dtypes()))
     dim = draw(st.integers(0, len(shape) - 1))
-    n = b.op(f"stablehlo.get_dimension_size {v.name}, dim = {dim} : ({v.type}) -> tensor<i32>",
-             (), "i32", const_at=(3, 0))
+    n = b.op(
+        f"stablehlo.get_dimension_size {v.name}, dim = {dim} : ({v.type}) -> tensor<i32>",
+        (),
+        "i32",
+        const_at=(3, 0),
+    )
     b.expect("replaceGetDimensionSize")
     if draw(st.booleans()):
         n = b.convert(n, draw(dtypes(rare=False)))  # rewriter 4 sees rewriter 3's constant
@@ -705,8 +823,9 @@ def unit_convert(b: Builder, variant: str | None = None) -> None:
         tag = b.tag()
         out = b.convert(v, dst, tag=tag)
         if 0 not in shape:
-            b.near_miss(NearMiss(tag, "replaceConvertsWithConstants", "operand-not-constant",
-                                 "convert", 1))
+            b.near_miss(
+                NearMiss(tag, "replaceConvertsWithConstants", "operand-not-constant", "convert", 1)
+            )
         b.keep(out)
         return
     c = b.constant(shape, src)
@@ -721,7 +840,7 @@ def unit_convert(b: Builder, variant: str | None = None) -> None:
 
 
 _CONFIG_ODD = "{}[]():;,. -_=/\\'\t\n@#$%&*+<>?!|~`^\x00\x7f\u00e9\u2603"
-_CONFIG_OK = "abcXYZ019\""
+_CONFIG_OK = 'abcXYZ019"'
 
 
 def _mlir_string(raw: str) -> str:
@@ -743,8 +862,7 @@ def unit_erf(b: Builder, variant: str | None = None) -> None:
     attrs = []
     value: str | None
     if variant == "invalid":
-        chars = draw(st.text(st.sampled_from(_CONFIG_ODD + _CONFIG_OK), min_size=1,
-                             max_size=12))
+        chars = draw(st.text(st.sampled_from(_CONFIG_ODD + _CONFIG_OK), min_size=1, max_size=12))
         if all(c in _CONFIG_OK for c in chars):
             chars += draw(st.sampled_from(_CONFIG_ODD))
         value = chars
@@ -754,7 +872,7 @@ def unit_erf(b: Builder, variant: str | None = None) -> None:
         value = "" if variant == "empty" else None
     if variant == "dict":
         attrs.append("api_version = 4 : i32")
-        attrs.append("backend_config = {mode = 1 : i32, name = \"x y\"}")
+        attrs.append('backend_config = {mode = 1 : i32, name = "x y"}')
     else:
         api = draw(st.sampled_from([None, None, 1, 2, 3]))
         if api is not None:
@@ -765,8 +883,10 @@ def unit_erf(b: Builder, variant: str | None = None) -> None:
     if effect:
         attrs.append(f"has_side_effect = {effect}")
     if chance(draw, 1 / 5):
-        attrs.append("output_operand_aliases = [#stablehlo.output_operand_alias<"
-                     "output_tuple_indices = [], operand_index = 0, operand_tuple_indices = []>]")
+        attrs.append(
+            "output_operand_aliases = [#stablehlo.output_operand_alias<"
+            "output_tuple_indices = [], operand_index = 0, operand_tuple_indices = []>]"
+        )
     if chance(draw, 1 / 5):
         layout = "dense<" + _ints(range(len(shape) - 1, -1, -1)) + f"> : tensor<{len(shape)}xindex>"
         if not shape:
@@ -774,8 +894,12 @@ def unit_erf(b: Builder, variant: str | None = None) -> None:
         attrs.append(f"operand_layouts = [{layout}], result_layouts = [{layout}]")
     tag = b.tag()
     attr_text = (" {" + ", ".join(attrs) + "}") if attrs else ""
-    out = b.op(f"stablehlo.custom_call @AwsNeuronErf({x.name}){attr_text} : ({x.type}) -> "
-               f"{x.type}", shape, dtype, tag=tag)
+    out = b.op(
+        f"stablehlo.custom_call @AwsNeuronErf({x.name}){attr_text} : ({x.type}) -> {x.type}",
+        shape,
+        dtype,
+        tag=tag,
+    )
     b.expect("lowerResizeNearestGrad", "not-ResizeNearestGrad")
     if variant == "invalid":
         b.expect("replaceInvalidBackendConfigs")
@@ -783,8 +907,16 @@ def unit_erf(b: Builder, variant: str | None = None) -> None:
         reason = "non-string-backend-config" if variant == "dict" else "valid-backend-config"
         b.expect("replaceInvalidBackendConfigs", reason)
         strings = () if variant == "dict" else (("backend_config", value or None),)
-        b.near_miss(NearMiss(tag, "replaceInvalidBackendConfigs", reason, "custom_call", 1,
-                             strings=(("call_target_name", "AwsNeuronErf"), *strings)))
+        b.near_miss(
+            NearMiss(
+                tag,
+                "replaceInvalidBackendConfigs",
+                reason,
+                "custom_call",
+                1,
+                strings=(("call_target_name", "AwsNeuronErf"), *strings),
+            )
+        )
     b.keep(out)
 
 
@@ -799,25 +931,40 @@ def unit_resize(b: Builder, variant: str | None = None) -> None:
         scale = [min(s, 2) for s in scale]
     grad_shape = tuple(o * s for o, s in zip(out, scale, strict=True))
     float_grad = variant == "float"
-    dtype = draw(st.sampled_from(["f32", "f32", "f16", "bf16", "f64"] if float_grad
-                                 else ["i32", "i8", "ui8"]))
+    dtype = draw(
+        st.sampled_from(
+            ["f32", "f32", "f16", "bf16", "f64"] if float_grad else ["i32", "i8", "ui8"]
+        )
+    )
     g = b.operand(grad_shape, dtype)
     tag = b.tag()
     config = draw(st.sampled_from(["", ' {backend_config = "00"}', ' {backend_config = ""}']))
-    r = b.op(f"stablehlo.custom_call @ResizeNearestGrad({g.name}){config} : ({g.type}) -> "
-             f"{ttype(out, dtype)}", out, dtype, tag=tag)
+    r = b.op(
+        f"stablehlo.custom_call @ResizeNearestGrad({g.name}){config} : ({g.type}) -> "
+        f"{ttype(out, dtype)}",
+        out,
+        dtype,
+        tag=tag,
+    )
     b.expect("replaceInvalidBackendConfigs", "not-AwsNeuronErf")
     if float_grad:
         b.expect("lowerResizeNearestGrad")
         # the lowering's legacy broadcast of the window volume: rewriter 7 converts it and
         # rewriter 8 folds the appended broadcast_in_dim of the volume constant
         b.expect("replaceBroadcastsWithBroadcastInDim")
-        b.broadcast_in_dim(Value("%volume", (), dtype, (6, 1)), [], out, appended=True,
-                           emit=False)
+        b.broadcast_in_dim(Value("%volume", (), dtype, (6, 1)), [], out, appended=True, emit=False)
     else:
         b.expect("lowerResizeNearestGrad", "mean-of-non-float")
-        b.near_miss(NearMiss(tag, "lowerResizeNearestGrad", "mean-of-non-float", "custom_call",
-                             1, strings=(("call_target_name", "ResizeNearestGrad"),)))
+        b.near_miss(
+            NearMiss(
+                tag,
+                "lowerResizeNearestGrad",
+                "mean-of-non-float",
+                "custom_call",
+                1,
+                strings=(("call_target_name", "ResizeNearestGrad"),),
+            )
+        )
     b.keep(r)
 
 
@@ -827,18 +974,19 @@ def unit_broadcast(b: Builder, variant: str | None = None) -> None:
         variant = draw(st.sampled_from(VARIANTS["broadcast"]))
     shape = draw(shapes(0, 3, 3))
     dtype = draw(dtypes())
-    sizes = draw(st.lists(st.integers(0 if chance(draw, 1 / 6) else 1, 3),
-                          min_size=0, max_size=2))
+    sizes = draw(st.lists(st.integers(0 if chance(draw, 1 / 6) else 1, 3), min_size=0, max_size=2))
     if variant == "constant":
         x = b.constant(shape, dtype)
     else:
         x = b.operand(shape, dtype)
     out = (*sizes, *shape)
-    y = b.op(f"stablehlo.broadcast {x.name}, sizes = {_ints(sizes)} : ({x.type}) -> "
-             f"{ttype(out, dtype)}", out, dtype)
+    y = b.op(
+        f"stablehlo.broadcast {x.name}, sizes = {_ints(sizes)} : ({x.type}) -> {ttype(out, dtype)}",
+        out,
+        dtype,
+    )
     b.expect("replaceBroadcastsWithBroadcastInDim")
-    _, outcome = b.broadcast_in_dim(x, range(len(sizes), len(out)), out, appended=True,
-                                    emit=False)
+    _, outcome = b.broadcast_in_dim(x, range(len(sizes), len(out)), out, appended=True, emit=False)
     b.keep(Value(y.name, out, dtype, (8, 1) if outcome == "rewritten" else None))
 
 
@@ -883,8 +1031,9 @@ def unit_broadcast_in_dim(b: Builder, variant: str | None = None) -> None:
     tag = b.tag()
     y, outcome = b.broadcast_in_dim(x, dims, out, tag=tag)
     if outcome != "rewritten" and 0 not in out:
-        b.near_miss(NearMiss(tag, "replaceBroadcastInDimWithConstants", outcome,
-                             "broadcast_in_dim", 1))
+        b.near_miss(
+            NearMiss(tag, "replaceBroadcastInDimWithConstants", outcome, "broadcast_in_dim", 1)
+        )
     b.keep(y)
 
 
@@ -899,13 +1048,19 @@ def unit_big_broadcast(b: Builder) -> None:
     tag = b.tag()
     y, outcome = b.broadcast_in_dim(x, dims, out, tag=tag)
     if outcome != "rewritten":
-        b.near_miss(NearMiss(tag, "replaceBroadcastInDimWithConstants", outcome,
-                             "broadcast_in_dim", 1))
+        b.near_miss(
+            NearMiss(tag, "replaceBroadcastInDimWithConstants", outcome, "broadcast_in_dim", 1)
+        )
     lo = draw(st.integers(0, 30000))
     limits = [f"{lo}:{lo + 3}" if n > 300 else f"0:{min(n, 2)}" for n in out]
     small = tuple(3 if n > 300 else min(n, 2) for n in out)
-    b.keep(b.op(f"stablehlo.slice {y.name} [{', '.join(limits)}] : ({y.type}) -> "
-                f"{ttype(small, dtype)}", small, dtype))
+    b.keep(
+        b.op(
+            f"stablehlo.slice {y.name} [{', '.join(limits)}] : ({y.type}) -> {ttype(small, dtype)}",
+            small,
+            dtype,
+        )
+    )
 
 
 def unit_zero(b: Builder, variant: str | None = None) -> None:
@@ -921,8 +1076,14 @@ def unit_zero(b: Builder, variant: str | None = None) -> None:
         full = tuple(max(d, 1) + 1 for d in shape)
         y = b.operand(full, dtype)
         ranges = [f"0:{d}" for d in shape]
-        b.keep(b.op(f"stablehlo.slice {y.name} [{', '.join(ranges)}] : ({y.type}) -> "
-                    f"{ttype(shape, dtype)}", shape, dtype))
+        b.keep(
+            b.op(
+                f"stablehlo.slice {y.name} [{', '.join(ranges)}] : ({y.type}) -> "
+                f"{ttype(shape, dtype)}",
+                shape,
+                dtype,
+            )
+        )
         b.expect(ZERO_SIZED, dialects=STABLEHLO_ONLY)
     elif kind == "concatenate":  # empty ++ non-empty: not empty (near miss)
         d = shape.index(0)
@@ -931,14 +1092,28 @@ def unit_zero(b: Builder, variant: str | None = None) -> None:
         y = b.operand(other, dtype)
         tag = b.tag()
         if 0 in other:
-            b.keep(b.op(f"stablehlo.concatenate {x.name}, {y.name}, dim = {d} : "
-                        f"({x.type}, {y.type}) -> {y.type}", other, dtype))
+            b.keep(
+                b.op(
+                    f"stablehlo.concatenate {x.name}, {y.name}, dim = {d} : "
+                    f"({x.type}, {y.type}) -> {y.type}",
+                    other,
+                    dtype,
+                )
+            )
             return
-        b.keep(b.op(f"stablehlo.concatenate {x.name}, {y.name}, dim = {d} : "
-                    f"({x.type}, {y.type}) -> {y.type}", other, dtype, tag=tag))
+        b.keep(
+            b.op(
+                f"stablehlo.concatenate {x.name}, {y.name}, dim = {d} : "
+                f"({x.type}, {y.type}) -> {y.type}",
+                other,
+                dtype,
+                tag=tag,
+            )
+        )
         b.expect(ZERO_SIZED, "not-zero-sized", dialects=STABLEHLO_ONLY)
-        b.near_miss(NearMiss(tag, ZERO_SIZED, "not-zero-sized", "concatenate", 2,
-                             dialects=STABLEHLO_ONLY))
+        b.near_miss(
+            NearMiss(tag, ZERO_SIZED, "not-zero-sized", "concatenate", 2, dialects=STABLEHLO_ONLY)
+        )
     elif kind == "reduce":  # a sum over the empty dimension: the init value, not empty
         if _is_complex(dtype):
             dtype = "f32"
@@ -952,26 +1127,44 @@ def unit_zero(b: Builder, variant: str | None = None) -> None:
             dims = [d]
         init = b.zeros((), dtype)
         tag = b.tag()
-        r = b.op(f"stablehlo.reduce({x.name} init: {init.name}) applies stablehlo.add across "
-                 f"dimensions = {_ints(dims)} : ({x.type}, {init.type}) -> {ttype(out, dtype)}",
-                 out, dtype, tag=tag)
+        r = b.op(
+            f"stablehlo.reduce({x.name} init: {init.name}) applies stablehlo.add across "
+            f"dimensions = {_ints(dims)} : ({x.type}, {init.type}) -> {ttype(out, dtype)}",
+            out,
+            dtype,
+            tag=tag,
+        )
         b.keep(r)
         if 0 not in out:
             b.expect(ZERO_SIZED, "not-zero-sized", dialects=STABLEHLO_ONLY)
-            b.near_miss(NearMiss(tag, ZERO_SIZED, "not-zero-sized", "reduce", 2,
-                                 dialects=STABLEHLO_ONLY))
+            b.near_miss(
+                NearMiss(tag, ZERO_SIZED, "not-zero-sized", "reduce", 2, dialects=STABLEHLO_ONLY)
+            )
     else:
         perm = draw(st.permutations(range(len(shape))))
         out = tuple(shape[p] for p in perm)
-        b.keep(b.op(f"stablehlo.transpose {x.name}, dims = {_ints(perm)} : ({x.type}) -> "
-                    f"{ttype(out, dtype)}", out, dtype))
+        b.keep(
+            b.op(
+                f"stablehlo.transpose {x.name}, dims = {_ints(perm)} : ({x.type}) -> "
+                f"{ttype(out, dtype)}",
+                out,
+                dtype,
+            )
+        )
         b.expect(ZERO_SIZED, dialects=STABLEHLO_ONLY)
 
 
 # conv element types: (operand, result)
-CONV_TYPES = [("f32", "f32")] * 5 + [("bf16", "bf16"), ("f16", "f16"), ("f64", "f64"),
-                                     ("i32", "i32"), ("i8", "i32"), ("i8", "i32"),
-                                     ("bf16", "f32"), ("f16", "f32")]
+CONV_TYPES = [("f32", "f32")] * 5 + [
+    ("bf16", "bf16"),
+    ("f16", "f16"),
+    ("f64", "f64"),
+    ("i32", "i32"),
+    ("i8", "i32"),
+    ("i8", "i32"),
+    ("bf16", "f32"),
+    ("f16", "f32"),
+]
 
 
 @dataclass
@@ -991,9 +1184,15 @@ class ConvSpec:
 
     def output_spatial(self) -> list[int]:
         out = []
-        for n, k, s, (lo, hi), ld, rd in zip(self.spatial, self.kernel, self.strides,
-                                             self.padding, self.lhs_dilation,
-                                             self.rhs_dilation, strict=True):
+        for n, k, s, (lo, hi), ld, rd in zip(
+            self.spatial,
+            self.kernel,
+            self.strides,
+            self.padding,
+            self.lhs_dilation,
+            self.rhs_dilation,
+            strict=True,
+        ):
             padded = (n - 1) * ld + 1 + lo + hi if n else lo + hi
             span = (k - 1) * rd + 1
             out.append(max((padded - span) // s + 1, 0))
@@ -1022,8 +1221,7 @@ def unit_conv(b: Builder, variant: str | None = None) -> None:
         spatial[draw(st.integers(0, ns - 1))] = draw(st.integers(2, 3))
     kernel = draw(st.lists(st.integers(1, 5), min_size=ns, max_size=ns))
     strides = draw(st.lists(st.sampled_from([1, 1, 2, 2, 3, 4, 5]), min_size=ns, max_size=ns))
-    padding = [tuple(draw(st.lists(st.integers(-2, 3), min_size=2, max_size=2)))
-               for _ in range(ns)]
+    padding = [tuple(draw(st.lists(st.integers(-2, 3), min_size=2, max_size=2))) for _ in range(ns)]
     if chance(draw, 1 / 4):
         padding = [(0, 0)] * ns
     lhs_dilation = draw(st.lists(st.sampled_from([1, 1, 1, 2]), min_size=ns, max_size=ns))
@@ -1090,8 +1288,9 @@ def _emit_conv(b: Builder, spec: ConvSpec, variant: str, operand_t: str, result_
     out_shape = tuple(out_sizes[c] for c in out_layout)
     x = b.operand(lhs_shape, operand_t)
     if chance(draw, 1 / 4):  # constant weights
-        vals = draw(st.lists(st.integers(-3, 3), min_size=_numel(rhs_shape),
-                             max_size=_numel(rhs_shape)))
+        vals = draw(
+            st.lists(st.integers(-3, 3), min_size=_numel(rhs_shape), max_size=_numel(rhs_shape))
+        )
         w = b.constant(rhs_shape, operand_t, np.array(vals).astype(_np_dtype(operand_t)))
     else:
         w = b.operand(rhs_shape, operand_t)
@@ -1105,36 +1304,51 @@ def _emit_conv(b: Builder, spec: ConvSpec, variant: str, operand_t: str, result_
     if spec.rhs_dilation != [1] * ns or draw(st.booleans()):
         window.append(f"rhs_dilate = {_ints(spec.rhs_dilation)}")
     if any(spec.reversal) or draw(st.booleans()):
-        window.append("reverse = [" + ", ".join("true" if r else "false"
-                                                 for r in spec.reversal) + "]")
-    attrs = [f"batch_group_count = {spec.bgc} : i64",
-             f"feature_group_count = {spec.fgc} : i64"]
+        window.append(
+            "reverse = [" + ", ".join("true" if r else "false" for r in spec.reversal) + "]"
+        )
+    attrs = [f"batch_group_count = {spec.bgc} : i64", f"feature_group_count = {spec.fgc} : i64"]
     if chance(draw, 1 / 4):
-        attrs.append("precision_config = [#stablehlo<precision DEFAULT>, "
-                     "#stablehlo<precision HIGHEST>]")
-    dn = (f"[{', '.join(lhs_layout)}]x[{', '.join(rhs_layout)}]->[{', '.join(out_layout)}]")
+        attrs.append(
+            "precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision HIGHEST>]"
+        )
+    dn = f"[{', '.join(lhs_layout)}]x[{', '.join(rhs_layout)}]->[{', '.join(out_layout)}]"
     tag = b.tag()
     rt = ttype(out_shape, result_t)
-    y = b.op(f"stablehlo.convolution({x.name}, {w.name}) dim_numbers = {dn}, window = "
-             f"{{{', '.join(window)}}} {{{', '.join(attrs)}}} : ({x.type}, {w.type}) -> {rt}",
-             out_shape, result_t, tag=tag)
+    y = b.op(
+        f"stablehlo.convolution({x.name}, {w.name}) dim_numbers = {dn}, window = "
+        f"{{{', '.join(window)}}} {{{', '.join(attrs)}}} : ({x.type}, {w.type}) -> {rt}",
+        out_shape,
+        result_t,
+        tag=tag,
+    )
     if _is_float(operand_t) and operand_t != result_t:
         y = Value(y.name, y.shape, y.dtype, accumulate=operand_t)
     b.keep(y)
     # what canonicalize-conv must do with it
     flat_pad = tuple(e for pair in spec.padding for e in pair)
-    geometry = (("window_strides", tuple(spec.strides), (1,) * ns),
-                ("padding", flat_pad, (0,) * (2 * ns)),
-                ("lhs_dilation", tuple(spec.lhs_dilation), (1,) * ns))
-    gate = {"extent-1": "spatial-extent-1", "small": "small-extent-flag-off",
-            "over-bound": "over-bound", "rank3": "rank-not-4", "rank5": "rank-not-4",
-            "empty": "zero-sized-result"}.get(variant)
+    geometry = (
+        ("window_strides", tuple(spec.strides), (1,) * ns),
+        ("padding", flat_pad, (0,) * (2 * ns)),
+        ("lhs_dilation", tuple(spec.lhs_dilation), (1,) * ns),
+    )
+    gate = {
+        "extent-1": "spatial-extent-1",
+        "small": "small-extent-flag-off",
+        "over-bound": "over-bound",
+        "rank3": "rank-not-4",
+        "rank5": "rank-not-4",
+        "empty": "zero-sized-result",
+    }.get(variant)
     if gate == "zero-sized-result":  # StableHLO's for-penguin pass removes it first
         b.expect(ZERO_SIZED, dialects=STABLEHLO_ONLY)
         for r in CONV:
             b.expect(r, gate, dialects=MHLO_ONLY)
-        b.near_miss(NearMiss(tag, "explicitlyPad", gate, "convolution", 2, ints=geometry,
-                             dialects=MHLO_ONLY))
+        b.near_miss(
+            NearMiss(
+                tag, "explicitlyPad", gate, "convolution", 2, ints=geometry, dialects=MHLO_ONLY
+            )
+        )
         return
     if gate is not None:
         for r in CONV:
@@ -1146,12 +1360,21 @@ def _emit_conv(b: Builder, spec: ConvSpec, variant: str, operand_t: str, result_
     if all(s == 1 for s in spec.strides):
         b.expect("explicitlyStride", "unit-stride")
         if not pads:
-            b.near_miss(NearMiss(tag, "explicitlyStride", "unit-stride", "convolution", 2,
-                                 ints=geometry))
+            b.near_miss(
+                NearMiss(tag, "explicitlyStride", "unit-stride", "convolution", 2, ints=geometry)
+            )
     elif operand_t != result_t and result_t.startswith("i") and spec.phases() > 1:
         b.expect("explicitlyStride", "mixed-integer-accumulation")
-        b.near_miss(NearMiss(tag, "explicitlyStride", "mixed-integer-accumulation",
-                             "convolution", 2, ints=(geometry[0],)))
+        b.near_miss(
+            NearMiss(
+                tag,
+                "explicitlyStride",
+                "mixed-integer-accumulation",
+                "convolution",
+                2,
+                ints=(geometry[0],),
+            )
+        )
     else:
         b.expect("explicitlyStride")
 
@@ -1179,20 +1402,37 @@ def unit_arith(b: Builder, variant: str | None = None) -> None:
     elif kind == "select":
         w = b.operand(v.shape, v.dtype)
         pt = ttype(v.shape, "i1")
-        p = b.op(f"stablehlo.compare {draw(st.sampled_from(['GT', 'LT', 'EQ', 'NE']))}, "
-                 f"{v.name}, {w.name} : ({v.type}, {w.type}) -> {pt}", v.shape, "i1")
-        b.keep(b.op(f"stablehlo.select {p.name}, {v.name}, {w.name} : ({pt}, {v.type}, "
-                    f"{w.type}) -> {v.type}", v.shape, v.dtype))
+        p = b.op(
+            f"stablehlo.compare {draw(st.sampled_from(['GT', 'LT', 'EQ', 'NE']))}, "
+            f"{v.name}, {w.name} : ({v.type}, {w.type}) -> {pt}",
+            v.shape,
+            "i1",
+        )
+        b.keep(
+            b.op(
+                f"stablehlo.select {p.name}, {v.name}, {w.name} : ({pt}, {v.type}, "
+                f"{w.type}) -> {v.type}",
+                v.shape,
+                v.dtype,
+            )
+        )
     elif kind == "transpose":
         perm = draw(st.permutations(range(rank)))
         out = tuple(v.shape[p] for p in perm)
-        b.keep(b.op(f"stablehlo.transpose {v.name}, dims = {_ints(perm)} : ({v.type}) -> "
-                    f"{ttype(out, v.dtype)}", out, v.dtype))
+        b.keep(
+            b.op(
+                f"stablehlo.transpose {v.name}, dims = {_ints(perm)} : ({v.type}) -> "
+                f"{ttype(out, v.dtype)}",
+                out,
+                v.dtype,
+            )
+        )
     elif kind == "reshape":
         n = _numel(v.shape)
         out = draw(st.sampled_from([(n,), (1, n), (n, 1), ()] if n == 1 else [(n,), (1, n)]))
-        b.keep(b.op(f"stablehlo.reshape {v.name} : ({v.type}) -> {ttype(out, v.dtype)}",
-                    out, v.dtype))
+        b.keep(
+            b.op(f"stablehlo.reshape {v.name} : ({v.type}) -> {ttype(out, v.dtype)}", out, v.dtype)
+        )
     elif kind == "broadcast_in_dim":
         dims, out = draw(broadcast_dims(v.shape))
         y, _ = b.broadcast_in_dim(v, dims, out)
@@ -1200,14 +1440,21 @@ def unit_arith(b: Builder, variant: str | None = None) -> None:
     elif kind == "reduce":
         if _is_complex(v.dtype):
             return
-        dims = sorted(draw(st.lists(st.integers(0, rank - 1), min_size=1, max_size=rank,
-                                    unique=True)))
+        dims = sorted(
+            draw(st.lists(st.integers(0, rank - 1), min_size=1, max_size=rank, unique=True))
+        )
         out = tuple(n for i, n in enumerate(v.shape) if i not in dims)
         body = draw(st.sampled_from(["add", "maximum"]))
         init = b.zeros((), v.dtype)
-        b.keep(b.op(f"stablehlo.reduce({v.name} init: {init.name}) applies stablehlo.{body} "
-                    f"across dimensions = {_ints(dims)} : ({v.type}, {init.type}) -> "
-                    f"{ttype(out, v.dtype)}", out, v.dtype))
+        b.keep(
+            b.op(
+                f"stablehlo.reduce({v.name} init: {init.name}) applies stablehlo.{body} "
+                f"across dimensions = {_ints(dims)} : ({v.type}, {init.type}) -> "
+                f"{ttype(out, v.dtype)}",
+                out,
+                v.dtype,
+            )
+        )
     elif kind == "slice":
         ranges, out = [], []
         for n in v.shape:
@@ -1216,8 +1463,14 @@ def unit_arith(b: Builder, variant: str | None = None) -> None:
             step = draw(st.integers(1, 2))
             ranges.append(f"{lo}:{hi}" + (f":{step}" if step > 1 else ""))
             out.append(-(-(hi - lo) // step))
-        b.keep(b.op(f"stablehlo.slice {v.name} [{', '.join(ranges)}] : ({v.type}) -> "
-                    f"{ttype(out, v.dtype)}", out, v.dtype))
+        b.keep(
+            b.op(
+                f"stablehlo.slice {v.name} [{', '.join(ranges)}] : ({v.type}) -> "
+                f"{ttype(out, v.dtype)}",
+                out,
+                v.dtype,
+            )
+        )
     elif kind == "concatenate":
         d = draw(st.integers(0, rank - 1))
         other = list(v.shape)
@@ -1225,14 +1478,26 @@ def unit_arith(b: Builder, variant: str | None = None) -> None:
         w = b.operand(other, v.dtype)
         out = list(v.shape)
         out[d] += other[d]
-        b.keep(b.op(f"stablehlo.concatenate {v.name}, {w.name}, dim = {d} : ({v.type}, "
-                    f"{w.type}) -> {ttype(out, v.dtype)}", out, v.dtype))
+        b.keep(
+            b.op(
+                f"stablehlo.concatenate {v.name}, {w.name}, dim = {d} : ({v.type}, "
+                f"{w.type}) -> {ttype(out, v.dtype)}",
+                out,
+                v.dtype,
+            )
+        )
     else:  # dot_general
         m, k = v.shape
         n = draw(st.integers(1, 3))
         w = b.operand((k, n), v.dtype)
-        b.keep(b.op(f"stablehlo.dot_general {v.name}, {w.name}, contracting_dims = [1] x [0]"
-                    f" : ({v.type}, {w.type}) -> {ttype((m, n), v.dtype)}", (m, n), v.dtype))
+        b.keep(
+            b.op(
+                f"stablehlo.dot_general {v.name}, {w.name}, contracting_dims = [1] x [0]"
+                f" : ({v.type}, {w.type}) -> {ttype((m, n), v.dtype)}",
+                (m, n),
+                v.dtype,
+            )
+        )
 
 
 UNITS = {
@@ -1293,8 +1558,9 @@ def unit_region(b: Builder, inner: str) -> None:
 
 
 @st.composite
-def programs(draw, max_units: int = 6, min_units: int = 1,
-             required: tuple[str, str | None] | None = None) -> Program:
+def programs(
+    draw, max_units: int = 6, min_units: int = 1, required: tuple[str, str | None] | None = None
+) -> Program:
     """One random program; see the module docstring. ``required``: (unit, variant) that
     the program contains at least once (at a random position)."""
     budget = draw(st.integers(0, 48)) if chance(draw, 1 / 4) else None

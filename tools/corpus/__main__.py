@@ -25,20 +25,32 @@ def main(argv: list[str] | None = None) -> int:
     from .models import BY_NAME, MODELS
     from .sweep import VARIANTS, VariantResult, sweep_model
 
-    ap = argparse.ArgumentParser(prog="python -m tools.corpus", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="python -m tools.corpus",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     ap.add_argument("--report", metavar="PATH", help="write the Markdown report here")
     ap.add_argument("--models", help="comma-separated model names (default: all)")
     ap.add_argument("--ci", action="store_true", help="only the CI subset")
-    ap.add_argument("--variants", default=",".join(VARIANTS),
-                    help="comma-separated: stablehlo, mhlo, hlo")
-    ap.add_argument("--oracle", choices=("interpreter", "xla", "auto", "both"),
-                    help="override every model's oracle")
+    ap.add_argument(
+        "--variants", default=",".join(VARIANTS), help="comma-separated: stablehlo, mhlo, hlo"
+    )
+    ap.add_argument(
+        "--oracle",
+        choices=("interpreter", "xla", "auto", "both"),
+        help="override every model's oracle",
+    )
     ap.add_argument("--no-cache", action="store_true", help="re-export, do not cache")
-    ap.add_argument("--export-only", action="store_true",
-                    help="only write the programs to the cache")
-    ap.add_argument("--shared", choices=("auto", "yes", "no"), default="auto",
-                    help="also sweep ../shared/corpus/public (auto: when it exists)")
+    ap.add_argument(
+        "--export-only", action="store_true", help="only write the programs to the cache"
+    )
+    ap.add_argument(
+        "--shared",
+        choices=("auto", "yes", "no"),
+        default="auto",
+        help="also sweep ../shared/corpus/public (auto: when it exists)",
+    )
     ap.add_argument("--shared-root", type=Path, help="the shared corpus's public/ folder")
     ap.add_argument("--list", action="store_true", help="list the models and exit")
     args = ap.parse_args(argv)
@@ -54,8 +66,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.list:
         for s in specs:
             why = s.available()
-            print(f"{s.name:24} {s.family:10} {s.oracle:12} {s.description}"
-                  + (f"  [{why}]" if why else ""))
+            print(
+                f"{s.name:24} {s.family:10} {s.oracle:12} {s.description}"
+                + (f"  [{why}]" if why else "")
+            )
         return 0
     variants = [v.strip() for v in args.variants.split(",") if v.strip()]
 
@@ -69,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{spec.name}: skipped, {why}", file=sys.stderr)
             continue
         try:
-            program = load_or_lower(spec, use_cache=not args.no_cache)
+            program = load_or_lower(spec, use_cache=not args.no_cache, progress=_say)
         except Exception as err:
             r = VariantResult(spec.name, "export")
             r.status = "error: export: " + one_line(f"{type(err).__name__}: {err}", 300)
@@ -79,12 +93,14 @@ def main(argv: list[str] | None = None) -> int:
         if args.export_only:
             print(f"{spec.name}: exported ({program.export_seconds:.1f} s)", file=sys.stderr)
             continue
-        for r in sweep_model(spec, program, variants, oracle=args.oracle):
+        for r in sweep_model(spec, program, variants, oracle=args.oracle, progress=_say):
             results.append(r)
             err = "-" if r.max_abs is None else f"{r.max_abs:.3g}"
-            print(f"{r.model:24} {r.variant:10} ops {r.ops:6} {r.oracle:12} max abs {err:9} "
-                  f"{r.status}  ({r.pipeline_seconds:.1f} s + {r.check_seconds:.1f} s)",
-                  file=sys.stderr)
+            print(
+                f"{r.model:24} {r.variant:10} ops {r.ops:6} {r.oracle:12} max abs {err:9} "
+                f"{r.status}  ({r.pipeline_seconds:.1f} s + {r.check_seconds:.1f} s)",
+                file=sys.stderr,
+            )
             if r.table:
                 print(r.table, file=sys.stderr)
     if args.export_only:
@@ -98,14 +114,20 @@ def main(argv: list[str] | None = None) -> int:
 
         from .report import render
 
-        text = render({s.name: s for s in specs}, results, missing, summary, shared_note,
-                      shared_failures)
+        text = render(
+            {s.name: s for s in specs}, results, missing, summary, shared_note, shared_failures
+        )
         write_output(args.report, text)
         print(f"wrote {args.report}", file=sys.stderr)
     failed = [r for r in results if r.failed]
     if summary is not None:
         print("\n".join(summary.lines()), file=sys.stderr)
     return 1 if failed or shared_failures else 0
+
+
+def _say(line: str) -> None:
+    """A progress line on stderr, shown at once (stderr may be a pipe to a log)."""
+    print(line, file=sys.stderr, flush=True)
 
 
 def _shared(args):

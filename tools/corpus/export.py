@@ -15,10 +15,13 @@ import inspect
 import json
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from penguin_opt.equivalence import ProgressTicker
 
 from .models import ModelSpec
 
@@ -63,41 +66,55 @@ def _fingerprint(spec: ModelSpec) -> str:
     return h.hexdigest()[:16]
 
 
-def lower(spec: ModelSpec) -> Program:
-    """Build the model and lower it (no cache)."""
+def lower(spec: ModelSpec, status: Callable[[str], None] | None = None) -> Program:
+    """Build the model and lower it (no cache). ``status`` is told each stage as it
+    starts ("building the model", "lowering to StableHLO", ...)."""
     import jax
 
     t0 = time.perf_counter()
     with jax.enable_x64(True) if spec.x64 else contextlib.nullcontext():
-        return _lower(spec, t0)
+        return _lower(spec, t0, status or (lambda text: None))
 
 
-def _lower(spec: ModelSpec, t0: float) -> Program:
+def _lower(spec: ModelSpec, t0: float, status: Callable[[str], None]) -> Program:
     import jax
 
+    status("building the model")
     built = spec.build()
     leaves = [np.asarray(a) for a in jax.tree_util.tree_leaves(built.args)]
     if built.symbolic_specs is not None:
         from jax import export
 
+        status("exporting with symbolic shapes (jax.export)")
         exported = export.export(jax.jit(built.fn))(*built.symbolic_specs)
         text = exported.mlir_module()
         hlo_text = hlo_proto = None
     else:
+        status("lowering to StableHLO")
         lowered = jax.jit(built.fn, keep_unused=True).lower(*built.args)
         text = lowered.as_text()
         hlo_text, hlo_proto = None, None
         if spec.hlo:
             from penguin_opt._compat import hlo_text_to_proto
 
+            status("converting to HLO text and proto")
             hlo_text = lowered.compiler_ir("hlo").as_hlo_text()
             hlo_proto = hlo_text_to_proto(hlo_text)
-    return Program(spec.name, text, leaves, hlo_text, hlo_proto, built.static_types,
-                   time.perf_counter() - t0)
+    return Program(
+        spec.name, text, leaves, hlo_text, hlo_proto, built.static_types, time.perf_counter() - t0
+    )
 
 
-def load_or_lower(spec: ModelSpec, *, use_cache: bool = True) -> Program:
-    """The model's program from the cache, lowering (and caching) it when needed."""
+HEARTBEAT = 15.0  # seconds between progress lines of an export that is still running
+
+
+def load_or_lower(
+    spec: ModelSpec, *, use_cache: bool = True, progress: Callable[[str], None] | None = None
+) -> Program:
+    """The model's program from the cache, lowering (and caching) it when needed.
+    ``progress``, if given, receives lines while an export runs: one when it starts, one
+    per stage and one every ``HEARTBEAT`` seconds (``"NAME: exporting: STAGE, N s"``);
+    nothing for a program read from the cache."""
     directory = cache_root() / spec.name
     meta_path = directory / "meta.json"
     key = _fingerprint(spec)
@@ -108,9 +125,22 @@ def load_or_lower(spec: ModelSpec, *, use_cache: bool = True) -> Program:
                 return _read(spec, directory, meta)
         except (OSError, ValueError, KeyError):
             pass
-    program = lower(spec)
-    if use_cache:
-        _write(program, directory, key)
+    if progress is None:
+        ticker = contextlib.nullcontext(None)
+    else:
+        ticker = ProgressTicker(
+            lambda line: progress(f"{spec.name}: exporting: {line}"),
+            delay=0.0,
+            every=HEARTBEAT,
+            min_gap=0.0,
+        )
+    with ticker as tick:
+        status = tick.status if tick is not None else None
+        program = lower(spec, status)
+        if use_cache:
+            if status is not None:
+                status("writing the cache")
+            _write(program, directory, key)
     return program
 
 
@@ -122,8 +152,16 @@ def _read(spec: ModelSpec, directory: Path, meta: dict) -> Program:
     if (directory / "model.hlo.txt").exists():
         hlo_text = (directory / "model.hlo.txt").read_text()
         hlo_proto = (directory / "model.hlo.pb").read_bytes()
-    return Program(spec.name, text, inputs, hlo_text, hlo_proto, meta.get("static_types"),
-                   meta.get("export_seconds", 0.0), cached=True)
+    return Program(
+        spec.name,
+        text,
+        inputs,
+        hlo_text,
+        hlo_proto,
+        meta.get("static_types"),
+        meta.get("export_seconds", 0.0),
+        cached=True,
+    )
 
 
 def _write(program: Program, directory: Path, key: str) -> None:

@@ -47,8 +47,8 @@ class ModelSpec:
     build: Callable[[], Built] = field(repr=False)
     requires: tuple[str, ...] = ()
     # "interpreter" (the StableHLO reference interpreter), "xla" (XLA CPU through jax) or
-    # "auto" (the interpreter, XLA for what it cannot run),
-    # chosen by how long the interpreter takes (see docs/corpus.md)
+    # "auto" (the checker's choice: the interpreter up to equivalence.AUTO_XLA_WORK element
+    # operations, XLA above), chosen by how long the interpreter takes (see docs/corpus.md)
     oracle: str = "interpreter"
     ci: bool = False  # part of the CI subset
     hlo: bool = False  # also sweep the program imported from its HLO text
@@ -98,12 +98,10 @@ def _cnn_forward(params, x):
     conv = jax.lax.conv_general_dilated
     y = jax.nn.relu(conv(x, params["c1"], (2, 2), "SAME", dimension_numbers=dn))
     y = jax.nn.relu(
-        conv(y, params["c2"], (1, 1), ((1, 1), (1, 1)), dimension_numbers=dn,
-             feature_group_count=8)
+        conv(y, params["c2"], (1, 1), ((1, 1), (1, 1)), dimension_numbers=dn, feature_group_count=8)
     )
     y = jax.nn.relu(
-        conv(y, params["c3"], (2, 2), ((1, 2), (2, 1)), rhs_dilation=(2, 1),
-             dimension_numbers=dn)
+        conv(y, params["c3"], (2, 2), ((1, 2), (2, 1)), rhs_dilation=(2, 1), dimension_numbers=dn)
     )
     y = conv(y, params["c4"], (1, 1), "VALID", dimension_numbers=dn)
     y = jax.lax.reduce_window(y, -jnp.inf, jax.lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "SAME")
@@ -149,8 +147,7 @@ def build_upsample_forward() -> Built:
 
     def fn(x):
         a = _upsample_nearest(x)
-        b = jax.image.resize(x, (x.shape[0], 2 * x.shape[1], 3 * x.shape[2], x.shape[3]),
-                             "nearest")
+        b = jax.image.resize(x, (x.shape[0], 2 * x.shape[1], 3 * x.shape[2], x.shape[3]), "nearest")
         return a, b
 
     return Built(fn, (_normal((1, 6, 5, 4), 20),))
@@ -163,11 +160,11 @@ def build_upsample_train() -> Built:
     dn = ("NHWC", "HWIO", "NHWC")
 
     def loss(p, x, t):
-        y = jax.nn.relu(jax.lax.conv_general_dilated(x, p["k1"], (2, 2), "SAME",
-                                                     dimension_numbers=dn))
+        y = jax.nn.relu(
+            jax.lax.conv_general_dilated(x, p["k1"], (2, 2), "SAME", dimension_numbers=dn)
+        )
         y = _upsample_nearest(y)
-        y = jax.image.resize(y, (y.shape[0], y.shape[1] * 2, y.shape[2] * 2, y.shape[3]),
-                             "nearest")
+        y = jax.image.resize(y, (y.shape[0], y.shape[1] * 2, y.shape[2] * 2, y.shape[3]), "nearest")
         y = jax.lax.conv_general_dilated(y, p["k2"], (1, 1), "SAME", dimension_numbers=dn)
         return jnp.mean((y - t) ** 2)
 
@@ -201,8 +198,7 @@ def build_dynamic_batch() -> Built:
     dn = ("NHWC", "HWIO", "NHWC")
 
     def fn(x, k, w):
-        y = jax.nn.relu(jax.lax.conv_general_dilated(x, k, (2, 2), "SAME",
-                                                     dimension_numbers=dn))
+        y = jax.nn.relu(jax.lax.conv_general_dilated(x, k, (2, 2), "SAME", dimension_numbers=dn))
         y = y.reshape(y.shape[0], -1) @ w
         return jax.nn.softmax(y) * y.shape[0]
 
@@ -213,9 +209,12 @@ def build_dynamic_batch() -> Built:
         jax.ShapeDtypeStruct((64, 10), jnp.float32),
     )
     args = (_normal((2, 8, 8, 3), 40), _normal((3, 3, 3, 4), 41, 0.3), _normal((64, 10), 42, 0.2))
-    return Built(fn, args, symbolic_specs=specs,
-                 static_types=["tensor<2x8x8x3xf32>", "tensor<3x3x3x4xf32>",
-                               "tensor<64x10xf32>"])
+    return Built(
+        fn,
+        args,
+        symbolic_specs=specs,
+        static_types=["tensor<2x8x8x3xf32>", "tensor<3x3x3x4xf32>", "tensor<64x10xf32>"],
+    )
 
 
 # ---------------------------------------------------------------------------- keras family
@@ -250,14 +249,16 @@ def keras_inference(ctor_name: str, size: int) -> Callable[[], Built]:
             return y
 
         x = _normal((1, size, size, 3), 50)
-        return Built(fn, (_values(model.trainable_variables),
-                          _values(model.non_trainable_variables), x))
+        return Built(
+            fn, (_values(model.trainable_variables), _values(model.non_trainable_variables), x)
+        )
 
     return build
 
 
-def keras_train(ctor_name: str, size: int, batch: int = 8, lr: float = 0.1,
-                bn_training: bool = True) -> Callable[[], Built]:
+def keras_train(
+    ctor_name: str, size: int, batch: int = 8, lr: float = 0.1, bn_training: bool = True
+) -> Callable[[], Built]:
     """A training step returning the loss and the SGD-updated weights and statistics.
 
     Conditioning matters for a numerical check. With batch 2 at 32x32, ResNet50's
@@ -298,8 +299,14 @@ def keras_train(ctor_name: str, size: int, batch: int = 8, lr: float = 0.1,
 # ---------------------------------------------------------------------------- keras-hub
 
 
-_HUB_SIZES = dict(vocabulary_size=1000, num_layers=2, num_heads=2, hidden_dim=64,
-                  intermediate_dim=128, max_sequence_length=32)
+_HUB_SIZES = dict(
+    vocabulary_size=1000,
+    num_layers=2,
+    num_heads=2,
+    hidden_dim=64,
+    intermediate_dim=128,
+    max_sequence_length=32,
+)
 _SEQ = 16
 
 
@@ -321,13 +328,23 @@ def build_bert() -> Built:
 
     def fn(tv, ntv, ids, segments, mask):
         out, _ = model.stateless_call(
-            tv, ntv, {"token_ids": ids, "segment_ids": segments, "padding_mask": mask},
+            tv,
+            ntv,
+            {"token_ids": ids, "segment_ids": segments, "padding_mask": mask},
             training=False,
         )
         return out["sequence_output"], out["pooled_output"]
 
-    return Built(fn, (_values(model.trainable_variables), _values(model.non_trainable_variables),
-                      ids, segments, mask))
+    return Built(
+        fn,
+        (
+            _values(model.trainable_variables),
+            _values(model.non_trainable_variables),
+            ids,
+            segments,
+            mask,
+        ),
+    )
 
 
 def build_gpt2_topk() -> Built:
@@ -341,14 +358,16 @@ def build_gpt2_topk() -> Built:
     ids, mask = _token_inputs(_HUB_SIZES["vocabulary_size"])
 
     def fn(tv, ntv, ids, mask):
-        logits, _ = lm.stateless_call(tv, ntv, {"token_ids": ids, "padding_mask": mask},
-                                      training=False)
+        logits, _ = lm.stateless_call(
+            tv, ntv, {"token_ids": ids, "padding_mask": mask}, training=False
+        )
         last = logits[:, -1, :]
         vals, idx = jax.lax.top_k(last, 8)
         return vals, idx
 
-    return Built(fn, (_values(lm.trainable_variables), _values(lm.non_trainable_variables),
-                      ids, mask))
+    return Built(
+        fn, (_values(lm.trainable_variables), _values(lm.non_trainable_variables), ids, mask)
+    )
 
 
 # ---------------------------------------------------------------------------- registry
@@ -357,42 +376,155 @@ _KERAS = ("keras", "jax")
 _HUB = ("keras", "keras_hub")
 
 MODELS: list[ModelSpec] = [
-    ModelSpec("cnn_train", "jax", "small CNN (strided, depthwise, dilated convs) SGD step",
-              build_cnn_train, oracle="auto", ci=True, hlo=True),
-    ModelSpec("upsample_nearest", "jax", "nearest upsampling x2 (repeat) and 2x3 "
-              "(jax.image.resize)", build_upsample_forward, oracle="auto", ci=True, hlo=True),
-    ModelSpec("upsample_nearest_train", "jax", "conv, nearest upsampling x4, conv: SGD step",
-              build_upsample_train, oracle="auto", ci=True),
-    ModelSpec("topk_argsort", "jax", "lax.top_k, argsort (3 ways), 2-operand lax.sort",
-              build_topk_argsort, oracle="auto", ci=True, hlo=True),
-    ModelSpec("dynamic_batch", "jax", "jax.export with a symbolic batch dimension",
-              build_dynamic_batch, oracle="auto", ci=True),
-    ModelSpec("ResNet50", "keras", "keras.applications.ResNet50, 32x32",
-              keras_inference("ResNet50", 32), _KERAS, oracle="xla", hlo=True),
-    ModelSpec("MobileNetV2", "keras", "keras.applications.MobileNetV2, 32x32",
-              keras_inference("MobileNetV2", 32), _KERAS, oracle="xla"),
-    ModelSpec("EfficientNetB0", "keras", "keras.applications.EfficientNetB0, 32x32",
-              keras_inference("EfficientNetB0", 32), _KERAS, oracle="xla"),
-    ModelSpec("DenseNet121", "keras", "keras.applications.DenseNet121, 32x32",
-              keras_inference("DenseNet121", 32), _KERAS, oracle="xla"),
-    ModelSpec("ConvNeXtTiny", "keras", "keras.applications.ConvNeXtTiny, 32x32",
-              keras_inference("ConvNeXtTiny", 32), _KERAS, oracle="xla"),
-    ModelSpec("InceptionV3", "keras", "keras.applications.InceptionV3, 75x75 (its minimum)",
-              keras_inference("InceptionV3", 75), _KERAS, oracle="xla"),
-    ModelSpec("Xception", "keras", "keras.applications.Xception, 71x71 (its minimum)",
-              keras_inference("Xception", 71), _KERAS, oracle="xla"),
-    ModelSpec("NASNetMobile", "keras", "keras.applications.NASNetMobile, 32x32",
-              keras_inference("NASNetMobile", 32), _KERAS, oracle="xla"),
-    ModelSpec("VGG16", "keras", "keras.applications.VGG16, 32x32",
-              keras_inference("VGG16", 32), _KERAS, oracle="xla", hlo=True),
-    ModelSpec("ResNet50_train", "keras", "ResNet50 SGD step, frozen batch norm (batch 8, "
-              "32x32)", keras_train("ResNet50", 32, bn_training=False), _KERAS, oracle="xla"),
-    ModelSpec("MobileNetV2_train", "keras", "MobileNetV2 SGD step (batch 8, 32x32)",
-              keras_train("MobileNetV2", 32), _KERAS, oracle="xla"),
-    ModelSpec("BERT_tiny", "keras-hub", "keras_hub BertBackbone, 2 layers, hidden 64, seq 16",
-              build_bert, _HUB, oracle="xla"),
-    ModelSpec("GPT2_tiny_topk", "keras-hub", "keras_hub GPT2CausalLM, 2 layers, hidden 64: "
-              "last-position logits and top_k(8)", build_gpt2_topk, _HUB, oracle="xla"),
+    ModelSpec(
+        "cnn_train",
+        "jax",
+        "small CNN (strided, depthwise, dilated convs) SGD step",
+        build_cnn_train,
+        oracle="auto",
+        ci=True,
+        hlo=True,
+    ),
+    ModelSpec(
+        "upsample_nearest",
+        "jax",
+        "nearest upsampling x2 (repeat) and 2x3 (jax.image.resize)",
+        build_upsample_forward,
+        oracle="auto",
+        ci=True,
+        hlo=True,
+    ),
+    ModelSpec(
+        "upsample_nearest_train",
+        "jax",
+        "conv, nearest upsampling x4, conv: SGD step",
+        build_upsample_train,
+        oracle="auto",
+        ci=True,
+    ),
+    ModelSpec(
+        "topk_argsort",
+        "jax",
+        "lax.top_k, argsort (3 ways), 2-operand lax.sort",
+        build_topk_argsort,
+        oracle="auto",
+        ci=True,
+        hlo=True,
+    ),
+    ModelSpec(
+        "dynamic_batch",
+        "jax",
+        "jax.export with a symbolic batch dimension",
+        build_dynamic_batch,
+        oracle="auto",
+        ci=True,
+    ),
+    ModelSpec(
+        "ResNet50",
+        "keras",
+        "keras.applications.ResNet50, 32x32",
+        keras_inference("ResNet50", 32),
+        _KERAS,
+        oracle="xla",
+        hlo=True,
+    ),
+    ModelSpec(
+        "MobileNetV2",
+        "keras",
+        "keras.applications.MobileNetV2, 32x32",
+        keras_inference("MobileNetV2", 32),
+        _KERAS,
+        oracle="xla",
+    ),
+    ModelSpec(
+        "EfficientNetB0",
+        "keras",
+        "keras.applications.EfficientNetB0, 32x32",
+        keras_inference("EfficientNetB0", 32),
+        _KERAS,
+        oracle="xla",
+    ),
+    ModelSpec(
+        "DenseNet121",
+        "keras",
+        "keras.applications.DenseNet121, 32x32",
+        keras_inference("DenseNet121", 32),
+        _KERAS,
+        oracle="xla",
+    ),
+    ModelSpec(
+        "ConvNeXtTiny",
+        "keras",
+        "keras.applications.ConvNeXtTiny, 32x32",
+        keras_inference("ConvNeXtTiny", 32),
+        _KERAS,
+        oracle="xla",
+    ),
+    ModelSpec(
+        "InceptionV3",
+        "keras",
+        "keras.applications.InceptionV3, 75x75 (its minimum)",
+        keras_inference("InceptionV3", 75),
+        _KERAS,
+        oracle="xla",
+    ),
+    ModelSpec(
+        "Xception",
+        "keras",
+        "keras.applications.Xception, 71x71 (its minimum)",
+        keras_inference("Xception", 71),
+        _KERAS,
+        oracle="xla",
+    ),
+    ModelSpec(
+        "NASNetMobile",
+        "keras",
+        "keras.applications.NASNetMobile, 32x32",
+        keras_inference("NASNetMobile", 32),
+        _KERAS,
+        oracle="xla",
+    ),
+    ModelSpec(
+        "VGG16",
+        "keras",
+        "keras.applications.VGG16, 32x32",
+        keras_inference("VGG16", 32),
+        _KERAS,
+        oracle="xla",
+        hlo=True,
+    ),
+    ModelSpec(
+        "ResNet50_train",
+        "keras",
+        "ResNet50 SGD step, frozen batch norm (batch 8, 32x32)",
+        keras_train("ResNet50", 32, bn_training=False),
+        _KERAS,
+        oracle="xla",
+    ),
+    ModelSpec(
+        "MobileNetV2_train",
+        "keras",
+        "MobileNetV2 SGD step (batch 8, 32x32)",
+        keras_train("MobileNetV2", 32),
+        _KERAS,
+        oracle="xla",
+    ),
+    ModelSpec(
+        "BERT_tiny",
+        "keras-hub",
+        "keras_hub BertBackbone, 2 layers, hidden 64, seq 16",
+        build_bert,
+        _HUB,
+        oracle="xla",
+    ),
+    ModelSpec(
+        "GPT2_tiny_topk",
+        "keras-hub",
+        "keras_hub GPT2CausalLM, 2 layers, hidden 64: last-position logits and top_k(8)",
+        build_gpt2_topk,
+        _HUB,
+        oracle="xla",
+    ),
 ]
 
 BY_NAME = {m.name: m for m in MODELS}

@@ -36,9 +36,14 @@ def _verdict(r: VariantResult) -> str:
     return r.status.replace("|", "/")
 
 
-def render(specs: dict[str, ModelSpec], results: list[VariantResult],
-           missing: dict[str, str], shared: Summary | None, shared_note: str,
-           shared_failures: list[str]) -> str:
+def render(
+    specs: dict[str, ModelSpec],
+    results: list[VariantResult],
+    missing: dict[str, str],
+    shared: Summary | None,
+    shared_note: str,
+    shared_failures: list[str],
+) -> str:
     failures = [r for r in results if r.failed]
     lines = [
         "# Model corpus",

@@ -82,7 +82,7 @@ _CHECK_TARGET = re.compile(r"^check\.(\w+)\.(\d+)$")
 
 def default_root() -> Path:
     """``<workspace>/shared/corpus/public`` next to the repository (may be absent)."""
-    return Path(__file__).resolve().parents[4] / "shared" / "corpus" / "public"
+    return Path(__file__).resolve().parents[3] / "shared" / "corpus" / "public"
 
 
 # ---------------------------------------------------------------------------- chunks
@@ -225,17 +225,23 @@ def convert_check_ops(text: str) -> tuple[str, list[Expectation]]:
         indent = text[line_start : m.start()]
         out.append(text[pos : m.start()])
         if kind == "expect_serialized_eq":
-            out.append(f"stablehlo.custom_call @check.observe.{n}({operands[0]}) "
-                       f"{{has_side_effect = true}} : ({types[0]}) -> ()")
+            out.append(
+                f"stablehlo.custom_call @check.observe.{n}({operands[0]}) "
+                f"{{has_side_effect = true}} : ({types[0]}) -> ()"
+            )
         elif literal is not None:
             t = types[0]
-            out.append(f"%__expected_{n} = stablehlo.constant {literal} : {t}\n{indent}"
-                       f"stablehlo.custom_call @check.{kind}.{n}({operands[0]}, "
-                       f"%__expected_{n}) {{has_side_effect = true}} : ({t}, {t}) -> ()")
+            out.append(
+                f"%__expected_{n} = stablehlo.constant {literal} : {t}\n{indent}"
+                f"stablehlo.custom_call @check.{kind}.{n}({operands[0]}, "
+                f"%__expected_{n}) {{has_side_effect = true}} : ({t}, {t}) -> ()"
+            )
         else:
             ts = types if len(types) == 2 else types * 2
-            out.append(f"stablehlo.custom_call @check.{kind}.{n}({operands[0]}, {operands[1]}) "
-                       f"{{has_side_effect = true}} : ({ts[0]}, {ts[1]}) -> ()")
+            out.append(
+                f"stablehlo.custom_call @check.{kind}.{n}({operands[0]}, {operands[1]}) "
+                f"{{has_side_effect = true}} : ({ts[0]}, {ts[1]}) -> ()"
+            )
         pos = i
     out.append(text[pos:])
     text = "".join(out)
@@ -283,8 +289,9 @@ def _check_calls(func) -> list:
     return calls
 
 
-def entry_program(text: str, entry: str, mode: str, select: frozenset[int] | None = None,
-                  *, context=None) -> tuple[str, list[int]]:
+def entry_program(
+    text: str, entry: str, mode: str, select: frozenset[int] | None = None, *, context=None
+) -> tuple[str, list[int]]:
     """A module whose @main is function ``entry`` of ``text`` (with only its callees),
     every check call erased, returning:
 
@@ -310,8 +317,11 @@ def entry_program(text: str, entry: str, mode: str, select: frozenset[int] | Non
             _rename(module, target, entry, "main")
         blocks = list(target.regions[0].blocks)
         ret = blocks[-1].operations[len(blocks[-1].operations) - 1].operation
-        top = [(op, n) for op, n in _check_calls(target)
-               if len(blocks) == 1 and op.parent.name == "func.func"]
+        top = [
+            (op, n)
+            for op, n in _check_calls(target)
+            if len(blocks) == 1 and op.parent.name == "func.func"
+        ]
         values, used = [], []
         if mode == "equiv":
             values = list(ret.operands)
@@ -331,8 +341,9 @@ def entry_program(text: str, entry: str, mode: str, select: frozenset[int] | Non
         if values != list(ret.operands):
             if len(blocks) != 1:
                 raise NotCheckable("checks in a function with several blocks")
-            ir.Operation.create("func.return", operands=values, ip=ir.InsertionPoint(ret),
-                                loc=ret.location)
+            ir.Operation.create(
+                "func.return", operands=values, ip=ir.InsertionPoint(ret), loc=ret.location
+            )
             ret.erase()
             ftype = ir.FunctionType(ir.TypeAttr(target.attributes["function_type"]).value)
             target.attributes["function_type"] = ir.TypeAttr.get(
@@ -479,8 +490,9 @@ def run_case(case: Case, *, trials: int = 1) -> ChunkResult:
                         reordered |= rewriter in REASSOCIATING
             after = api.to_text(m)
             for entry in entries:
-                _check_entry(res, variant, before, after, entry, table, reordered, trials, ctx,
-                             baseline)
+                _check_entry(
+                    res, variant, before, after, entry, table, reordered, trials, ctx, baseline
+                )
     except Exception as err:  # anything unforeseen fails this chunk, not the sweep
         res.status = f"error: {type(err).__name__}: {' '.join(str(err).split())[:300]}"
         return res
@@ -511,7 +523,7 @@ _TENSOR = re.compile(r"tensor<((?:\d+x)+)")
 
 
 def pick_oracle(text: str) -> str:
-    """"xla" for programs with a tensor too big for the reference interpreter (it runs
+    """ "xla" for programs with a tensor too big for the reference interpreter (it runs
     element by element), else "auto" (the interpreter, XLA for what it cannot run)."""
     biggest = 0
     for m in _TENSOR.finditer(text):
@@ -573,25 +585,35 @@ def _diag_reason(err) -> str:
     return re.sub(r"tensor<[^>]*>", "tensor<...>", msg)[:100]
 
 
-def _check_entry(res: ChunkResult, variant: str, before: str, after: str, entry: str,
-                 table: list[Expectation], reordered: bool, trials: int, ctx,
-                 baseline: dict) -> None:
+def _check_entry(
+    res: ChunkResult,
+    variant: str,
+    before: str,
+    after: str,
+    entry: str,
+    table: list[Expectation],
+    reordered: bool,
+    trials: int,
+    ctx,
+    baseline: dict,
+) -> None:
     where = f"{res.case} @{entry} [{variant}]"
     try:
         prog_b, _ = entry_program(before, entry, "equiv", context=ctx)
         prog_a, used = entry_program(after, entry, "equiv", context=ctx)
         oracle = pick_oracle(prog_b)
         if oracle == "xla":  # XLA compiles the two programs differently: no bitwise
-            report = check(prog_b, prog_a, seed=0, trials=trials, rtol=None, atol=None,
-                           oracle="xla")
+            report = check(
+                prog_b, prog_a, seed=0, trials=trials, rtol=None, atol=None, oracle="xla"
+            )
             exact = False
         else:
-            report = check(prog_b, prog_a, seed=0, trials=trials, rtol=0.0, atol=0.0,
-                           oracle="auto")
+            report = check(prog_b, prog_a, seed=0, trials=trials, rtol=0.0, atol=0.0, oracle="auto")
             exact = report.ok and report.oracle == "interpreter"
             if not report.ok and (reordered or report.oracle != "interpreter"):
-                report = check(prog_b, prog_a, seed=0, trials=trials, rtol=None, atol=None,
-                               oracle="auto")
+                report = check(
+                    prog_b, prog_a, seed=0, trials=trials, rtol=None, atol=None, oracle="auto"
+                )
     except NotCheckable as err:
         res.not_checkable[_reason(err)] += 1
         return
@@ -622,8 +644,15 @@ def _check_entry(res: ChunkResult, variant: str, before: str, after: str, entry:
             res.expectations_broken.append(f"{where}: expectations {sorted(numbers)}")
 
 
-def _expectations_hold(text: str, entry: str, select: frozenset[int], exact: bool,
-                       tol: float | None, ulp: int | None, ctx=None) -> bool:
+def _expectations_hold(
+    text: str,
+    entry: str,
+    select: frozenset[int],
+    exact: bool,
+    tol: float | None,
+    ulp: int | None,
+    ctx=None,
+) -> bool:
     try:
         actual, _ = entry_program(text, entry, "actual", select, context=ctx)
         expected, _ = entry_program(text, entry, "expected", select, context=ctx)
@@ -683,17 +712,21 @@ class Summary:
             f"{self.expectations_broken}, failing before the pipeline too "
             f"{self.expectations_failed_before}",
         ]
-        for title, counter in (("skipped", self.skipped), ("rejected", self.rejected),
-                               ("not checkable", self.not_checkable),
-                               ("checker errors", self.checker_errors)):
+        for title, counter in (
+            ("skipped", self.skipped),
+            ("rejected", self.rejected),
+            ("not checkable", self.not_checkable),
+            ("checker errors", self.checker_errors),
+        ):
             out.append(f"{title}: {sum(counter.values())}")
             out += [f"  {n:5d}  {reason}" for reason, n in counter.most_common()]
         return out
 
 
 def summarize(results: list[ChunkResult], seconds: float) -> Summary:
-    s = Summary(files=len({r.case.rsplit("#", 1)[0] for r in results}), chunks=len(results),
-                seconds=seconds)
+    s = Summary(
+        files=len({r.case.rsplit("#", 1)[0] for r in results}), chunks=len(results), seconds=seconds
+    )
     for r in results:
         if r.status.startswith("skipped"):
             s.skipped[r.status.split(": ", 1)[1]] += 1

@@ -22,6 +22,7 @@ custom calls this leaves with a constant-true predicate are dropped).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from penguin_opt import api
@@ -94,7 +95,8 @@ def _drop_true_shape_assertions(module) -> None:
 
     with module.context:
         found = [
-            op for op in ops_named(module, ["stablehlo.custom_call"])
+            op
+            for op in ops_named(module, ["stablehlo.custom_call"])
             if ir.StringAttr(op.attributes["call_target_name"]).value == "shape_assertion"
         ]
         for op in found:
@@ -105,8 +107,17 @@ def _drop_true_shape_assertions(module) -> None:
             op.erase()
 
 
-def run_variant(spec: ModelSpec, program: Program, variant: str, *,
-                oracle: str | None = None) -> VariantResult:
+def run_variant(
+    spec: ModelSpec,
+    program: Program,
+    variant: str,
+    *,
+    oracle: str | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> VariantResult:
+    """``progress``: receives the checker's progress lines (a check running longer than
+    ``equivalence.PROGRESS_AFTER`` seconds), prefixed with the model and variant."""
+    say = None if progress is None else (lambda line: progress(f"{spec.name} {variant}: {line}"))
     res = VariantResult(spec.name, variant, export_seconds=program.export_seconds)
     res.oracle = oracle or spec.oracle
     try:
@@ -141,8 +152,15 @@ def run_variant(spec: ModelSpec, program: Program, variant: str, *,
         if program.static_types is not None:
             before = specialize(before, program.static_types)
             after = specialize(after, program.static_types)
-        report = check(before, after, inputs=[program.inputs], rtol=None, atol=spec.atol,
-                       oracle=res.oracle)
+        report = check(
+            before,
+            after,
+            inputs=[program.inputs],
+            rtol=None,
+            atol=spec.atol,
+            oracle=res.oracle,
+            progress=say,
+        )
     except NotCheckable as err:
         res.status = "not checkable: " + one_line(err, 200)
         return res
@@ -159,16 +177,23 @@ def run_variant(spec: ModelSpec, program: Program, variant: str, *,
         res.status = "MISMATCH"
         lines = report.table().splitlines()
         bad = [line for line in lines[2:] if "MISMATCH" in line]
-        res.table = "\n".join(lines[:2] + bad[:12] + ([f"... {len(bad) - 12} more"]
-                                                        if len(bad) > 12 else []))
+        res.table = "\n".join(
+            lines[:2] + bad[:12] + ([f"... {len(bad) - 12} more"] if len(bad) > 12 else [])
+        )
     return res
 
 
-def sweep_model(spec: ModelSpec, program: Program, variants=VARIANTS, *,
-                oracle: str | None = None) -> list[VariantResult]:
+def sweep_model(
+    spec: ModelSpec,
+    program: Program,
+    variants=VARIANTS,
+    *,
+    oracle: str | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> list[VariantResult]:
     out = []
     for variant in variants:
         if variant == "hlo" and (program.hlo_proto is None or not spec.hlo):
             continue
-        out.append(run_variant(spec, program, variant, oracle=oracle))
+        out.append(run_variant(spec, program, variant, oracle=oracle, progress=progress))
     return out

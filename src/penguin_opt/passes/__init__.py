@@ -19,9 +19,8 @@ PASSES: dict[str, type[ModulePass]] = {
 }
 
 
-
 def _reassociating() -> frozenset[str]:
-    tables = (*StablehloCanonicalizeForPenguin().rewriters(), *CanonicalizeConv.rewrites())
+    tables = (*StablehloCanonicalizeForPenguin().rewriters(), *CanonicalizeConv.rewriters())
     return frozenset(r.name for r in tables if not r.exact)
 
 

@@ -12,11 +12,13 @@ import enum
 import shlex
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from jaxlib.mlir import ir
 
 from ..ir_util import location_triple
+
+_T = TypeVar("_T")
 
 
 class Severity(enum.Enum):
@@ -53,7 +55,7 @@ def location_triple_text(loc_text: str, default_file: str = "-") -> str | None:
 class PassError(Exception):
     """A pass failed with a diagnostic (MLIR's emitOpError + signalPassFailure)."""
 
-    def __init__(self, diagnostic: Diagnostic):
+    def __init__(self, diagnostic: Diagnostic) -> None:
         super().__init__(diagnostic.message)
         self.diagnostic = diagnostic
 
@@ -82,6 +84,8 @@ class RunState:
     statistics: dict[str, dict[str, RewriterStats]] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     timings: list[tuple[str, float]] = field(default_factory=list)  # (element, seconds)
+    findings: list = field(default_factory=list)  # --penguin-readiness (readiness.Finding)
+    recorder: Any = None  # a remarks.Recorder: remarks and changes per rewrite, if asked
 
     def rewriter(self, pass_name: str, rewriter: str) -> RewriterStats:
         per_pass = self.statistics.setdefault(pass_name, {})
@@ -89,6 +93,21 @@ class RunState:
 
     def emit(self, severity: Severity, op: ir.Operation, message: str) -> None:
         self.diagnostics.append(Diagnostic(severity, message, str(op.location)))
+
+    def statistics_dict(self) -> dict:
+        """The statistics as data (``--pass-statistics-json``, the batch report), the same
+        numbers as the text report: {pass: {rewriter: {matched, rewritten, skipped}}}."""
+        return {
+            pass_name: {
+                rewriter: {
+                    "matched": st.matched,
+                    "rewritten": st.rewritten,
+                    "skipped": dict(sorted(st.skipped.items())),
+                }
+                for rewriter, st in per.items()
+            }
+            for pass_name, per in self.statistics.items()
+        }
 
 
 class OptionError(ValueError):
@@ -150,7 +169,7 @@ class ModulePass:
         return f"{self.name}{{{options}}}" if options else self.name
 
 
-def _parse_value(pass_name: str, key: str, f: dataclasses.Field, raw: str) -> Any:
+def _parse_value(pass_name: str, key: str, f: dataclasses.Field, raw: str) -> str | bool | int:
     kind = f.type
     choices = f.metadata.get("choices")
     if choices is not None:
@@ -180,7 +199,8 @@ def _parse_value(pass_name: str, key: str, f: dataclasses.Field, raw: str) -> An
     return raw
 
 
-def option(default: Any, help: str, **metadata: Any) -> Any:
+# Typed as its default, as dataclasses.field is: the attribute it declares holds one.
+def option(default: _T, help: str, **metadata: object) -> _T:
     """A pass option field with its help text (shown by ``penguin-opt --list-passes``)."""
     return field(default=default, metadata={"help": help, **metadata})
 

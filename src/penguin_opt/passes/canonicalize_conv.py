@@ -28,6 +28,7 @@ import dataclasses
 import itertools
 import logging
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -46,6 +47,7 @@ from ..ir_util import (
     static_shape,
 )
 from .base import ModulePass, RunState, op_error, option
+from .rewriter import Rewriter
 from .sweep import Sweep, collect
 
 log = logging.getLogger(__name__)
@@ -170,7 +172,7 @@ class _Memo:
 
 
 def _window_list(
-    attributes, name: str, n: int, default: int, memo: _Memo
+    attributes: ir.OpAttributeMap, name: str, n: int, default: int, memo: _Memo
 ) -> tuple[int, ...]:
     if name not in attributes:
         return (default,) * n
@@ -277,7 +279,7 @@ class _Builder(_Memo):
     no worklists, so registering the rest would change nothing.
     """
 
-    def __init__(self, sweep: Sweep):
+    def __init__(self, sweep: Sweep) -> None:
         super().__init__()
         self.sweep = sweep
         self.dialect = sweep.dialect
@@ -293,24 +295,39 @@ class _Builder(_Memo):
         self._ip = ir.InsertionPoint(op)
         self._loc = op.location
 
-    def create(self, mnemonic: str, results, operands, attributes) -> ir.Operation:
+    def create(
+        self,
+        mnemonic: str,
+        results: Sequence[ir.Type],
+        operands: Sequence[ir.Value],
+        attributes: dict[str, ir.Attribute],
+    ) -> ir.Operation:
         name = self._names.get(mnemonic)
         if name is None:
             name = self._names[mnemonic] = self.dialect.op(mnemonic)
         op = ir.Operation.create(
-            name, results=results, operands=operands, attributes=attributes, regions=0,
-            loc=self._loc, ip=self._ip,
+            name,
+            results=results,
+            operands=operands,
+            attributes=attributes,
+            regions=0,
+            loc=self._loc,
+            ip=self._ip,
         )
-        return self.sweep.created(op) if mnemonic == "convolution" else op
+        if mnemonic == "convolution":
+            return self.sweep.created(op)
+        if self.sweep.created_log is not None:
+            self.sweep.created_log.append(op)
+        return op
 
-    def i64_list(self, values) -> ir.Attribute:
+    def i64_list(self, values: Iterable[int]) -> ir.Attribute:
         key = tuple(values)
         attr = self._lists.get(key)
         if attr is None:
             attr = self._lists[key] = self.dialect.i64_list(key)
         return attr
 
-    def tensor(self, shape, element: ir.Type) -> ir.Type:
+    def tensor(self, shape: Iterable[int], element: ir.Type) -> ir.Type:
         key = (tuple(shape), element)
         t = self._types.get(key)
         if t is None:
@@ -325,7 +342,15 @@ class _Builder(_Memo):
             self._zeros[element] = attr
         return attr
 
-    def slice(self, value: ir.Value, shape, element: ir.Type, starts, limits, strides):
+    def slice(
+        self,
+        value: ir.Value,
+        shape: Sequence[int],
+        element: ir.Type,
+        starts: Sequence[int],
+        limits: Sequence[int],
+        strides: Sequence[int],
+    ) -> ir.Value:
         """``slice(value)`` (``value`` of static ``shape``), or ``value`` itself when the
         slice is the identity."""
         bounds = zip(starts, limits, strides, shape, strict=True)
@@ -333,9 +358,14 @@ class _Builder(_Memo):
             return value
         out = [-(-(lim - s) // st) for s, lim, st in zip(starts, limits, strides, strict=True)]
         op = self.create(
-            "slice", [self.tensor(out, element)], [value],
-            {"start_indices": self.i64_list(starts), "limit_indices": self.i64_list(limits),
-             "strides": self.i64_list(strides)},
+            "slice",
+            [self.tensor(out, element)],
+            [value],
+            {
+                "start_indices": self.i64_list(starts),
+                "limit_indices": self.i64_list(limits),
+                "strides": self.i64_list(strides),
+            },
         )
         return op.result
 
@@ -351,7 +381,26 @@ def _strided_range(start: int, count: int, stride: int, extent: int) -> tuple[in
     return start, start + stride * (count - 1) + 1
 
 
-class ExplicitlyPad:
+class _ConvRewriter(Rewriter):
+    """A rewrite of one convolution: ``apply`` returns (the conv now in place, the skip
+    reason or None, that conv's geometry), which the pass hands to the next rewrite."""
+
+    root: ClassVar[str] = "convolution"
+
+    def rewrite(self, op: ir.Operation, sweep: Sweep) -> str | None:
+        return self.apply(op, sweep)[1]
+
+    def apply(
+        self,
+        conv: ir.Operation,
+        sweep: Sweep,
+        g: ConvGeometry | None = None,
+        builder: _Builder | None = None,
+    ) -> tuple[ir.Operation, str | None, ConvGeometry | None]:  # pragma: no cover
+        raise NotImplementedError
+
+
+class ExplicitlyPad(_ConvRewriter):
     """Hoist the conv's window padding (and lhs_dilation) into a pad of the lhs.
 
         %y = convolution(%x, %w) window = {stride = [2, 2], pad = [[1, 2], [0, 1]],
@@ -373,8 +422,11 @@ class ExplicitlyPad:
     name: ClassVar[str] = "explicitlyPad"
     exact: ClassVar[bool] = True  # the pad is the conv's own padded input
 
-    def rewrite(
-        self, conv: ir.Operation, sweep: Sweep, g: ConvGeometry | None = None,
+    def apply(
+        self,
+        conv: ir.Operation,
+        sweep: Sweep,
+        g: ConvGeometry | None = None,
         builder: _Builder | None = None,
     ) -> tuple[ir.Operation, str | None, ConvGeometry]:
         """(the conv now in place, the skip reason or None, that conv's geometry).
@@ -404,9 +456,14 @@ class ExplicitlyPad:
         b.before(conv)
         cst = b.create("constant", [zero.type], [], {"value": zero})
         pad = b.create(
-            "pad", [b.tensor(padded_shape, element)], [lhs, cst.result],
-            {"edge_padding_low": b.i64_list(low), "edge_padding_high": b.i64_list(high),
-             "interior_padding": b.i64_list(inner)},
+            "pad",
+            [b.tensor(padded_shape, element)],
+            [lhs, cst.result],
+            {
+                "edge_padding_low": b.i64_list(low),
+                "edge_padding_high": b.i64_list(high),
+                "interior_padding": b.i64_list(inner),
+            },
         )
         n = len(g.input_spatial)
         attributes = attrs_of(conv)
@@ -477,7 +534,7 @@ def _dim_phases(n: int, k: int, out: int, s: int, r: int, reverse: bool) -> list
     return phases
 
 
-class ExplicitlyStride:
+class ExplicitlyStride(_ConvRewriter):
     """Fold the window strides into strided slices, rebuilding the conv at unit stride.
 
     Kernel extent 1 along every strided dim (the seed's algebra, exact there):
@@ -511,8 +568,11 @@ class ExplicitlyStride:
     name: ClassVar[str] = "explicitlyStride"
     exact: ClassVar[bool] = False  # several phases summed: the sum is re-associated
 
-    def rewrite(
-        self, conv: ir.Operation, sweep: Sweep, g: ConvGeometry | None = None,
+    def apply(
+        self,
+        conv: ir.Operation,
+        sweep: Sweep,
+        g: ConvGeometry | None = None,
         builder: _Builder | None = None,
     ) -> tuple[ir.Operation, str | None, ConvGeometry | None]:
         """(the op now in place of the conv, the skip reason or None, the conv's geometry
@@ -528,8 +588,13 @@ class ExplicitlyStride:
         per_dim = [
             _dim_phases(n, k, o, s, r, rev)
             for n, k, o, s, r, rev in zip(
-                g.input_extents, g.kernel_extents, g.output_extents, g.strides,
-                g.rhs_dilation, g.reversal, strict=True,
+                g.input_extents,
+                g.kernel_extents,
+                g.output_extents,
+                g.strides,
+                g.rhs_dilation,
+                g.reversal,
+                strict=True,
             )
         ]
         phases = list(itertools.product(*per_dim))
@@ -554,14 +619,16 @@ class ExplicitlyStride:
             if keep_dilation or any(r != 1 for r in dilation):
                 attributes["rhs_dilation"] = b.i64_list(dilation)
             part = b.create("convolution", [result_type], [x, w], attributes).result
-            total = part if total is None else b.create(
-                "add", [result_type], [total, part], {}
-            ).result
+            total = (
+                part if total is None else b.create("add", [result_type], [total, part], {}).result
+            )
         sweep.replace(conv, [total])
         return total.owner, None, None
 
     @staticmethod
-    def _input_slice(g: ConvGeometry, phase) -> tuple[list[int], list[int], list[int]]:
+    def _input_slice(
+        g: ConvGeometry, phase: tuple[_Phase, ...]
+    ) -> tuple[list[int], list[int], list[int]]:
         """(starts, limits, strides) of the lhs slice one phase reads."""
         rank = len(g.lhs_shape)
         starts, limits, strides = [0] * rank, list(g.lhs_shape), [1] * rank
@@ -574,7 +641,9 @@ class ExplicitlyStride:
         return starts, limits, strides
 
     @staticmethod
-    def _kernel_slice(g: ConvGeometry, phase) -> tuple[list[int], list[int], list[int]]:
+    def _kernel_slice(
+        g: ConvGeometry, phase: tuple[_Phase, ...]
+    ) -> tuple[list[int], list[int], list[int]]:
         """(starts, limits, strides) of the kernel slice one phase reads."""
         rank = len(g.rhs_shape)
         starts, limits, strides = [0] * rank, list(g.rhs_shape), [1] * rank
@@ -688,45 +757,60 @@ class CanonicalizeConv(ModulePass):
         )
 
     @staticmethod
-    def rewrites() -> tuple[ExplicitlyPad | ExplicitlyStride, ...]:
-        """The seed's fixed order: pad first (the stride slices index the padded input)."""
+    def rewriters() -> tuple[ExplicitlyPad | ExplicitlyStride, ...]:
+        """The seed's fixed order: pad first (the stride slices index the padded input).
+
+        Both rewrite one convolution at a time; the pass applies them to each eligible
+        conv in turn (the seed's per-conv loop), each handing the next the conv it leaves.
+        """
         return (ExplicitlyPad(), ExplicitlyStride())
 
     def run(self, module: ir.Operation, state: RunState) -> None:
         d = self.dialect
         sweep = Sweep(d, self.name, state, {})
         builder = _Builder(sweep)
-        gate, rewrites = self.gate(), self.rewrites()
-        stats = [sweep.stats(r.name) for r in rewrites]
-        # Phase 1: collect (no IR is touched while the walk is in flight).
+        gate, rewriters = self.gate(), self.rewriters()
+        stats = [sweep.stats(r.name) for r in rewriters]
+        recorder = state.recorder
+        # Phase 1: collect (no IR is touched while the walk is in flight). A conv the gate
+        # rejects counts as skipped, with the gate's reason, by every rewriter.
         eligible = []
         for conv in convolutions(functions(module), d):
             g = conv_geometry(conv, d, builder)
             reason = gate.reject(conv, d, g)
             if reason is None and not _attributes_readable(conv):
                 reason = "attribute-not-readable"  # the rewrites rebuild the conv
-            for st in stats:
-                st.matched += 1
-                if reason is not None:
-                    st.skip(reason)
             if reason is None:
                 eligible.append((conv, g))
-        # Phase 2: rewrite each, pad first, stride second. A rewrite changes no other conv,
-        # so the geometry read in phase 1 still holds; each rewrite hands the next one the
-        # geometry of the conv it leaves in place.
+            else:
+                seen = recorder.before(conv) if recorder is not None else None
+                for rewriter, st in zip(rewriters, stats, strict=True):
+                    Rewriter.record(st, reason)
+                    if seen is not None:
+                        recorder.add(self.name, rewriter.name, seen, reason, None)
+        # Phase 2: each eligible conv through the table in order, pad first, stride second.
+        # A rewrite changes no other conv, so the geometry read in phase 1 still holds; each
+        # rewrite hands the next one the conv it leaves in place and that conv's geometry.
         for conv, g in eligible:
-            for rewrite, st in zip(rewrites, stats, strict=True):
-                conv, reason, g = rewrite.rewrite(conv, sweep, g, builder)
-                if reason is None:
-                    st.rewritten += 1
-                else:
-                    st.skip(reason)
+            for rewriter, st in zip(rewriters, stats, strict=True):
+                if recorder is None:
+                    conv, reason, g = rewriter.apply(conv, sweep, g, builder)
+                    Rewriter.record(st, reason)
+                    continue
+                seen, sweep.created_log = recorder.before(conv), []
+                conv, reason, g = rewriter.apply(conv, sweep, g, builder)
+                Rewriter.record(st, reason)
+                recorder.add(self.name, rewriter.name, seen, reason, sweep.created_log)
+                sweep.created_log = None
         # Phase 2b: the seed's verbose-only isBackwardConv re-pad, as a debug log line.
         if log.isEnabledFor(logging.DEBUG):
             for conv in convolutions(functions(module), d):
                 if _is_backward_conv(conv, d) and _fed_by_conv(conv, d):
-                    log.debug("%s: backward convolution fed by a convolution at %s",
-                              self.name, conv.location)
+                    log.debug(
+                        "%s: backward convolution fed by a convolution at %s",
+                        self.name,
+                        conv.location,
+                    )
 
 
 def _attributes_readable(conv: ir.Operation) -> bool:

@@ -26,8 +26,8 @@ from .penguin_rewriters import (
     ReplaceConvertsWithConstants,
     ReplaceGetDimensionSize,
     ReplaceInvalidBackendConfigs,
-    Rewriter,
 )
+from .rewriter import Rewriter
 
 DEFAULT_BROADCAST_BUDGET = 65536
 
@@ -95,7 +95,9 @@ class StablehloCanonicalizeForPenguin(CanonicalizeForPenguin):
         return (*super().rewriters(), RemoveDeadZeroSizedTensorOps())  # 9
 
 
-def target_functions(module: ir.Operation, all_functions: bool, pass_name: str):
+def target_functions(
+    module: ir.Operation, all_functions: bool, pass_name: str
+) -> list[ir.Operation]:
     """The seed's getMainFunction: ``@main``, else the only public function."""
     if all_functions:
         return functions(module)

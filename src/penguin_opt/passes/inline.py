@@ -31,8 +31,11 @@ class Inline(ModulePass):
 
     max_depth: int = option(64, "stop inlining call chains nested deeper than this", min=1)
     max_inlined_ops: int = option(
-        2_000_000, "fail rather than create more than this many ops by inlining (a call "
-        "DAG can grow the module exponentially)", min=0)
+        2_000_000,
+        "fail rather than create more than this many ops by inlining (a call "
+        "DAG can grow the module exponentially)",
+        min=0,
+    )
 
     def run(self, module: ir.Operation, state: RunState) -> None:
         stats = state.rewriter(self.name, "inlineCall")
@@ -41,29 +44,39 @@ class Inline(ModulePass):
         inlined: set[str] = set()
         sizes: dict[str, int] = {}  # ops in a function's body, until something is inlined there
         created = 0
+        recorder = state.recorder
         for _ in range(self.max_depth):
             calls = ops_named(module, ["func.call"])
             inlined_any = False
             for call in calls:
                 stats.matched += 1
+                seen = recorder.before(call) if recorder is not None else None
                 callee_name = string_value(call.attributes["callee"])
                 callee = functions.get(callee_name)
+                reason = None
                 if callee is None or len(callee.regions[0].blocks) != 1:
-                    stats.skip("callee-not-single-block")
-                    continue
-                if recursive(callee_name):
-                    stats.skip("recursive")
+                    reason = "callee-not-single-block"
+                elif recursive(callee_name):
+                    reason = "recursive"
+                if reason is not None:
+                    stats.skip(reason)
+                    if seen is not None:
+                        recorder.add(self.name, "inlineCall", seen, reason, None)
                     continue
                 size = sizes.get(callee_name)
                 if size is None:
                     size = sizes[callee_name] = _op_count(callee) - 1  # less its return
                 created += size
                 if created > self.max_inlined_ops:
-                    raise PassError(Diagnostic(
-                        Severity.ERROR,
-                        f"inline: inlining would create more than {self.max_inlined_ops} "
-                        f"ops (call graph growth); raise inline{{max-inlined-ops=N}} to allow "
-                        "it", str(call.location)))
+                    raise PassError(
+                        Diagnostic(
+                            Severity.ERROR,
+                            f"inline: inlining would create more than {self.max_inlined_ops} "
+                            f"ops (call graph growth); raise inline{{max-inlined-ops=N}} to allow "
+                            "it",
+                            str(call.location),
+                        )
+                    )
                 sizes.pop(_enclosing_function_name(call), None)  # it grows now
                 values = inlined_func_call(callee, list(call.operands), call)
                 for old, new in zip(call.results, values, strict=True):
@@ -71,13 +84,24 @@ class Inline(ModulePass):
                 call.erase()
                 inlined.add(callee_name)
                 stats.rewritten += 1
+                if seen is not None:
+                    recorder.add(
+                        self.name,
+                        "inlineCall",
+                        seen,
+                        None,
+                        None,
+                        note=f"@{callee_name}, {size} op{'' if size == 1 else 's'}",
+                    )
                 inlined_any = True
             if not inlined_any:
                 break
         self._erase_dead_callees(module, functions, inlined)
 
     @staticmethod
-    def _erase_dead_callees(module, functions, inlined: set[str]) -> None:
+    def _erase_dead_callees(
+        module: ir.Operation, functions: dict[str, ir.Operation], inlined: set[str]
+    ) -> None:
         """Erase private functions we inlined that nothing references any more.
 
         A candidate is referenced when a symbol reference to it is held by an op outside
@@ -86,8 +110,10 @@ class Inline(ModulePass):
         referenced stay where they are.
         """
         candidates = [  # in module order: the output must not depend on set order
-            name for name in functions
-            if name in inlined and "sym_visibility" in functions[name].attributes
+            name
+            for name in functions
+            if name in inlined
+            and "sym_visibility" in functions[name].attributes
             and string_value(functions[name].attributes["sym_visibility"]) == "private"
         ]
         if not candidates:
@@ -99,11 +125,13 @@ class Inline(ModulePass):
         _erase_unreferenced_text(module, functions, candidates)
 
 
-def _functions(module) -> dict[str, ir.Operation]:
+def _functions(module: ir.Operation) -> dict[str, ir.Operation]:
     return {symbol_name(f): f for f in functions(module)}
 
 
-def _erase_unreferenced_text(module, functions, candidates: list[str]) -> None:
+def _erase_unreferenced_text(
+    module: ir.Operation, functions: dict[str, ir.Operation], candidates: list[str]
+) -> None:
     """The fallback for modules outside what ``_symbol_dce`` handles: a candidate is
     referenced when ``@name`` occurs in the generic text of the module without the
     candidates (a call left behind, a custom_call, ...)."""
@@ -120,7 +148,9 @@ def _erase_unreferenced_text(module, functions, candidates: list[str]) -> None:
 _BARE_SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]*")
 
 
-def _dce_applies(module, functions, candidates: list[str]) -> bool:
+def _dce_applies(
+    module: ir.Operation, functions: dict[str, ir.Operation], candidates: list[str]
+) -> bool:
     """Whether ``_symbol_dce`` can decide: the module holds only functions (each of them
     in ``functions``) and no nested symbol table, its own attributes name no symbol, and
     every candidate's name prints bare (``@name``)."""
@@ -138,7 +168,7 @@ def _dce_applies(module, functions, candidates: list[str]) -> bool:
     return len(tables) == 1
 
 
-def _symbol_dce(module, candidates: list[str]) -> bool:
+def _symbol_dce(module: ir.Operation, candidates: list[str]) -> bool:
     """Erase the candidates MLIR's ``symbol-dce`` finds dead, with every other function made
     public for the run (so only candidates can go) and its visibility restored after.
 
@@ -183,7 +213,7 @@ class _Recursion:
     already; so no cycle appears or disappears, and the answer never changes.
     """
 
-    def __init__(self, functions: dict[str, ir.Operation]):
+    def __init__(self, functions: dict[str, ir.Operation]) -> None:
         self.functions = functions
         self._recursive: set[str] | None = None
 
@@ -196,8 +226,7 @@ class _Recursion:
         """Each function's callees among ``functions`` (calls to other names lead nowhere)."""
         graph: dict[str, set[str]] = {}
         for name, func in self.functions.items():
-            callees = {string_value(c.attributes["callee"])
-                       for c in ops_named(func, ["func.call"])}
+            callees = {string_value(c.attributes["callee"]) for c in ops_named(func, ["func.call"])}
             graph[name] = {c for c in callees if c in self.functions}
         return graph
 

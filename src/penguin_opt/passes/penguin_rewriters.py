@@ -11,13 +11,14 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TypeVar
 
 import numpy as np
 from jaxlib.mlir import ir
 
-from .._compat import E8M0_CONVERTS_AS_MODELLED
+from .._compat import E8M0_CONVERTS_AS_MODELLED, op_id, rewrite
 from ..convert_math import convert_array
 from ..dialect import i64_matrix
 from ..elements import (
@@ -30,72 +31,41 @@ from ..elements import (
     type_key,
 )
 from ..ir_util import (
-    UnreadableAttribute,
     attrs_of,
     has_uses,
     i64_values,
+    op_counts,
     static_shape,
     string_value,
 )
 from ..penguin_sort import fuse, fusion_skip_reason
 from .base import op_error
+from .rewriter import Rewriter
 from .sweep import Sweep
 
-
-class Rewriter:
-    """One seed rewriter: ``rewrite`` each op of kind ``root``, in walk order."""
-
-    name: ClassVar[str]  # the seed's function name
-    root: ClassVar[str | None]  # op mnemonic the seed's walk collects (None: owns its walk)
-    # True: the output computes the same values bit for bit (folds, structural edits);
-    # False: it re-associates arithmetic (a float result may move by rounding).
-    exact: ClassVar[bool] = True
-
-    def run_on(self, functions: list[ir.Operation], sweep: Sweep) -> None:
-        """The rewriter's turn in a pass run: its root ops, as the sweep collected them."""
-        self.run(sweep.worklists[sweep.dialect.op(self.root)], sweep)
-
-    def run(self, ops: list[ir.Operation], sweep: Sweep) -> None:
-        stats = sweep.stats(self.name)
-        # Snapshot: like the seed's own walk, a rewriter never visits ops it creates
-        # (they are appended to the shared worklists for the rewriters after it).
-        for op in ops[: len(ops)]:
-            self.visit(op, sweep, stats)
-
-    def visit(self, op: ir.Operation, sweep: Sweep, stats) -> None:
-        """Rewrite one collected op (unless an earlier rewrite erased it) and count it."""
-        if sweep.is_erased(op):
-            return
-        stats.matched += 1
-        try:
-            reason = self.rewrite(op, sweep)
-        except UnreadableAttribute:  # raised before any change: the op stays as it is
-            reason = "attribute-not-readable"
-        if reason is None:
-            stats.rewritten += 1
-        else:
-            stats.skip(reason)
-
-    def rewrite(self, op: ir.Operation, sweep: Sweep) -> str | None:  # pragma: no cover
-        raise NotImplementedError
+_T = TypeVar("_T")
 
 
 def _readable_constant(
     value: ir.Value, sweep: Sweep
-) -> tuple[ir.Operation, np.ndarray | None] | None:
-    """(the defining constant op of ``value``, None) if ``_dense_constant`` would read it,
-    decided without reading the values; for complex constants, which can only be told
-    readable by reading them (from text), (the op, its values)."""
+) -> tuple[ir.Operation, np.ndarray | None, ir.Attribute | None, str] | None:
+    """(the defining constant op of ``value``, None, its value attribute, its element type
+    key) if ``_dense_constant`` would read it, decided without reading the values; for
+    complex constants, which can only be told readable by reading them (from text), (the
+    op, its values, None, the key): their attributes must not reach Python."""
     src = sweep.defining_op(value)
     if src is None or not sweep.dialect.is_op(src, "constant"):
         return None
-    element = ir.ShapedType(src.results[0].type).element_type
-    key = type_key(element)
+    key = type_key(ir.ShapedType(src.result.type).element_type)
     if key.startswith("complex"):
-        return _dense_constant(value, sweep)
-    if key not in DTYPES or not isinstance(src.attributes["value"], ir.DenseElementsAttr):
+        read = _dense_constant(value, sweep)
+        return None if read is None else (read[0], read[1], None, key)
+    if key not in DTYPES:
         return None
-    return src, None
+    attr = src.attributes["value"]
+    if not isinstance(attr, ir.DenseElementsAttr):
+        return None
+    return src, None, attr, key
 
 
 def _values(src: ir.Operation, values: np.ndarray | None) -> np.ndarray | None:
@@ -110,15 +80,35 @@ def _values(src: ir.Operation, values: np.ndarray | None) -> np.ndarray | None:
     return None if read is None else np.asarray(read)
 
 
-def _fold_key(rewriter: str, src: ir.Operation, result_type: ir.Type, *extra) -> tuple | None:
-    """What a fold of constant ``src`` to ``result_type`` depends on, to reuse the folded
-    attribute within one pass run (programs broadcast and convert the same constants many
-    times); None for complex types, whose attributes must not reach Python."""
-    src_type = src.results[0].type
-    for t in (src_type, result_type):
-        if type_key(ir.ShapedType(t).element_type).startswith("complex"):
-            return None
-    return (rewriter, src.attributes["value"], result_type, *extra)
+def _fold_key(
+    rewriter: str,
+    attr: ir.Attribute | None,
+    src_key: str,
+    result_type: ir.Type,
+    dst_key: str,
+    *extra: Hashable,
+) -> tuple | None:
+    """What a fold of a constant (value ``attr``, element key ``src_key``) to
+    ``result_type`` (element key ``dst_key``) depends on, to reuse the folded attribute
+    within one pass run (programs broadcast and convert the same constants many times);
+    None for complex types, whose attributes must not reach Python."""
+    if attr is None or src_key.startswith("complex") or dst_key.startswith("complex"):
+        return None
+    return (rewriter, attr, result_type, *extra)
+
+
+def _unused(constant: ir.Operation) -> bool:
+    """Whether a constant's one result has no uses."""
+    return next(iter(constant.result.uses), None) is None
+
+
+def _memo(sweep: Sweep, key: tuple, make: Callable[[], _T]) -> _T:
+    """``make()``, built once per pass run for ``key`` (attributes and types are uniqued:
+    a new one would be the same)."""
+    found = sweep.memo.get(key)
+    if found is None:
+        found = sweep.memo[key] = make()
+    return found
 
 
 def _dense_constant(value: ir.Value, sweep: Sweep) -> tuple[ir.Operation, np.ndarray] | None:
@@ -147,7 +137,7 @@ class FuseIotaSort(Rewriter):
     name = "fuseIotaSort"
     root = "sort"
 
-    def rewrite(self, op, sweep):
+    def rewrite(self, op: ir.Operation, sweep: Sweep) -> str | None:
         reason, iota = fusion_skip_reason(op, sweep.defining_op)
         if reason is not None:
             return reason
@@ -168,7 +158,7 @@ class CanonicalizeTupleOp(Rewriter):
     name = "canonicalizeTupleOp"
     root = "get_tuple_element"
 
-    def run(self, ops, sweep):
+    def run(self, ops: list[ir.Operation], sweep: Sweep) -> None:
         self._producers: list[ir.Operation] = []
         super().run(ops, sweep)
         pending = self._producers
@@ -180,7 +170,7 @@ class CanonicalizeTupleOp(Rewriter):
             sweep.erase(tup)
             pending.extend(f for f in feeders if f is not None and sweep.dialect.is_op(f, "tuple"))
 
-    def rewrite(self, op, sweep):
+    def rewrite(self, op: ir.Operation, sweep: Sweep) -> str | None:
         producer = sweep.defining_op(op.operands[0])
         if producer is None or not sweep.dialect.is_op(producer, "tuple"):
             return "operand-not-tuple"
@@ -200,7 +190,7 @@ class ReplaceGetDimensionSize(Rewriter):
     name = "replaceGetDimensionSize"
     root = "get_dimension_size"
 
-    def rewrite(self, op, sweep):
+    def rewrite(self, op: ir.Operation, sweep: Sweep) -> str | None:
         operand_type = op.operands[0].type
         if not isinstance(operand_type, ir.RankedTensorType):
             return "unranked-operand"
@@ -208,11 +198,17 @@ class ReplaceGetDimensionSize(Rewriter):
         ranked = ir.RankedTensorType(operand_type)
         if ranked.is_dynamic_dim(dim):
             return "dynamic-dimension"
-        result_type = op.results[0].type
-        value = np.array(ranked.shape[dim]).astype(
-            dtype_of(ir.ShapedType(result_type).element_type)
+        result_type = op.result.type
+        size = ranked.shape[dim]
+        attr = _memo(
+            sweep,
+            ("dimension-size", size, result_type),
+            lambda: make_elements(
+                np.array(size).astype(dtype_of(ir.ShapedType(result_type).element_type)),
+                result_type,
+            ),
         )
-        cst = sweep.constant(make_elements(value, result_type), before=op)
+        cst = sweep.constant(attr, before=op, type=result_type)
         sweep.replace(op, [cst.result])
         return None
 
@@ -231,13 +227,14 @@ class ReplaceConvertsWithConstants(Rewriter):
     name = "replaceConvertsWithConstants"
     root = "convert"
 
-    def rewrite(self, op, sweep):
-        result_type = op.results[0].type
+    def rewrite(self, op: ir.Operation, sweep: Sweep) -> str | None:
         readable = _readable_constant(op.operands[0], sweep)
         if readable is None:
             return "operand-not-constant"
-        src, values = readable
-        key = _fold_key(self.name, src, result_type)
+        src, values, src_attr, src_key = readable
+        result_type = op.result.type
+        dst_key = type_key(ir.ShapedType(result_type).element_type)
+        key = _fold_key(self.name, src_attr, src_key, result_type, dst_key)
         attr = sweep.folds.get(key) if key else None  # the same convert folded before
         if attr is None:
             values = _values(src, values)
@@ -246,13 +243,10 @@ class ReplaceConvertsWithConstants(Rewriter):
             if static_shape(result_type) is None:
                 return "dynamic-shape"
             try:
-                src_key = type_key(ir.ShapedType(op.operands[0].type).element_type)
-                dst_key = type_key(ir.ShapedType(result_type).element_type)
                 if not E8M0_CONVERTS_AS_MODELLED and "f8E8M0FNU" in (src_key, dst_key):
                     return "element-type-semantics-vary-by-jaxlib"
                 if values.size > 1 and not any(values.strides):  # a splat: one element
-                    one = convert_array(values[(0,) * values.ndim].reshape(1), src_key,
-                                        dst_key)
+                    one = convert_array(values[(0,) * values.ndim].reshape(1), src_key, dst_key)
                     folded = np.broadcast_to(one.reshape(()), values.shape)
                 else:
                     folded = convert_array(values, src_key, dst_key)
@@ -261,7 +255,7 @@ class ReplaceConvertsWithConstants(Rewriter):
             attr = make_elements(folded, result_type)
             if key:
                 sweep.folds[key] = attr
-        cst = sweep.constant(attr, before=op)
+        cst = sweep.constant(attr, before=op, type=result_type)
         sweep.replace(op, [cst.result])
         return None
 
@@ -285,7 +279,7 @@ class ReplaceInvalidBackendConfigs(Rewriter):
     name = "replaceInvalidBackendConfigs"
     root = "custom_call"
 
-    def rewrite(self, op, sweep):
+    def rewrite(self, op: ir.Operation, sweep: Sweep) -> str | None:
         target = string_value(op.attributes["call_target_name"])
         if target != "AwsNeuronErf":
             return "not-AwsNeuronErf"
@@ -305,8 +299,8 @@ class ReplaceInvalidBackendConfigs(Rewriter):
         )
         kept = {
             "call_target_name": attributes["call_target_name"],
-            "backend_config": ir.StringAttr.get("None"),
-            "has_side_effect": ir.BoolAttr.get(False),
+            "backend_config": _memo(sweep, ("string", "None"), lambda: ir.StringAttr.get("None")),
+            "has_side_effect": _memo(sweep, ("bool", False), lambda: ir.BoolAttr.get(False)),
         }
         if "api_version" in attributes:
             kept["api_version"] = attributes["api_version"]
@@ -344,7 +338,7 @@ class LowerResizeNearestGrad(Rewriter):
     exact = False  # the window sum in reduce_window's order
     root = "custom_call"
 
-    def rewrite(self, op, sweep):
+    def rewrite(self, op: ir.Operation, sweep: Sweep) -> str | None:
         target = string_value(op.attributes["call_target_name"])
         if target != "ResizeNearestGrad":
             return "not-ResizeNearestGrad"
@@ -374,42 +368,61 @@ class LowerResizeNearestGrad(Rewriter):
         if self.mode == "mean" and not is_float_key(key):
             return "mean-of-non-float"
         d = sweep.dialect
-        scalar = ir.RankedTensorType.get([], element)
-        zero = sweep.constant(make_elements(np.zeros((), dtype_of(element)), scalar), before=op)
-        ones, rank = [1] * grad.rank, grad.rank
+        dtype = dtype_of(element)
+        scalar = _memo(sweep, ("scalar", element), lambda: ir.RankedTensorType.get([], element))
+
+        def i64_list(values: Iterable[int]) -> ir.Attribute:
+            values = tuple(values)
+            return _memo(sweep, ("i64-list", values), lambda: d.i64_list(values))
+
+        rank = grad.rank
+        at = (op.location, ir.InsertionPoint(op))  # every new op: right before op, at its loc
+        zero_attr = _memo(
+            sweep, ("zero", element), lambda: make_elements(np.zeros((), dtype), scalar)
+        )
+        zero = sweep.constant(zero_attr, before=op, type=scalar, at=at)
         window = sweep.create(
             "reduce_window",
             [result_type],
             [op.operands[0], zero.result],
             {
-                "window_dimensions": d.i64_list(scale),
-                "window_strides": d.i64_list(scale),
-                "base_dilations": d.i64_list(ones),
-                "window_dilations": d.i64_list(ones),
-                "padding": i64_matrix([[0, 0]] * rank),
+                "window_dimensions": i64_list(scale),
+                "window_strides": i64_list(scale),
+                "base_dilations": i64_list([1] * rank),
+                "window_dilations": i64_list([1] * rank),
+                "padding": _memo(sweep, ("no-padding", rank), lambda: i64_matrix([[0, 0]] * rank)),
             },
             before=op,
             regions=1,
+            at=at,
         )
         block = window.regions[0].blocks.append(scalar, scalar)
         with ir.InsertionPoint(block):
             add = ir.Operation.create(
-                d.op("add"), results=[scalar], operands=list(block.arguments), loc=op.location
+                d.op("add"), results=[scalar], operands=list(block.arguments), loc=at[0]
             )
-            ir.Operation.create(d.op("return"), operands=[add.result], loc=op.location)
+            ir.Operation.create(d.op("return"), operands=[add.result], loc=at[0])
         if self.mode == "sum":
             sweep.replace(op, [window.result])
             return None
         volume = int(np.prod(scale))
-        vol = sweep.constant(make_elements(np.array(volume, dtype_of(element)), scalar), before=op)
+        vol_attr = _memo(
+            sweep,
+            ("splat", volume, element),
+            lambda: make_elements(np.array(volume, dtype), scalar),
+        )
+        vol = sweep.constant(vol_attr, before=op, type=scalar, at=at)
         vol_b = sweep.create(
             "broadcast",
             [result_type],
             [vol.result],
-            {"broadcast_sizes": d.i64_list(result.shape)},
+            {"broadcast_sizes": i64_list(result.shape)},
             before=op,
+            at=at,
         )
-        div = sweep.create("divide", [result_type], [window.result, vol_b.result], {}, before=op)
+        div = sweep.create(
+            "divide", [result_type], [window.result, vol_b.result], {}, before=op, at=at
+        )
         sweep.replace(op, [div.result])
         return None
 
@@ -428,22 +441,29 @@ class ReplaceBroadcastsWithBroadcastInDim(Rewriter):
     name = "replaceBroadcastsWithBroadcastInDim"
     root = "broadcast"
 
-    def rewrite(self, op, sweep):
+    def rewrite(self, op: ir.Operation, sweep: Sweep) -> str | None:
         operand = op.operands[0]
-        if not isinstance(operand.type, ir.RankedTensorType):
+        operand_type = operand.type
+        if not isinstance(operand_type, ir.RankedTensorType):
             return "unranked-operand"
-        if static_shape(op.results[0].type) is None:
+        result_type = op.result.type
+        if static_shape(result_type) is None:
             return "dynamic-shape"  # broadcast_in_dim requires a static result
         if _readable_constant(operand, sweep) is None:
             sweep.remark(op, "broadcast operand is not a constant; converted anyway")
-        prefix = len(i64_values(op.attributes["broadcast_sizes"]))
-        rank = ir.RankedTensorType(operand.type).rank
+        sizes = op.attributes["broadcast_sizes"]
+        if isinstance(sizes, ir.DenseI64ArrayAttr | ir.DenseIntElementsAttr):
+            prefix = len(sizes)
+        else:
+            prefix = len(i64_values(sizes))
+        rank = ir.RankedTensorType(operand_type).rank
+        dims = _memo(
+            sweep,
+            ("i64-list", tuple(range(prefix, prefix + rank))),
+            lambda: sweep.dialect.i64_list(range(prefix, prefix + rank)),
+        )
         new = sweep.create(
-            "broadcast_in_dim",
-            [op.results[0].type],
-            [operand],
-            {"broadcast_dimensions": sweep.dialect.i64_list(range(prefix, prefix + rank))},
-            before=op,
+            "broadcast_in_dim", [result_type], [operand], {"broadcast_dimensions": dims}, before=op
         )
         sweep.replace(op, [new.result])
         return None
@@ -466,37 +486,39 @@ class ReplaceBroadcastInDimWithConstants(Rewriter):
     name = "replaceBroadcastInDimWithConstants"
     root = "broadcast_in_dim"
 
-    def rewrite(self, op, sweep):
+    def rewrite(self, op: ir.Operation, sweep: Sweep) -> str | None:
         # The cheap tests first; the skip reasons are those of reading the values first.
         readable = _readable_constant(op.operands[0], sweep)
         if readable is None:
             return "operand-not-constant"
-        src, values = readable
-        result_type = op.results[0].type
+        src, values, src_attr, src_key = readable
+        result_type = op.result.type
         out_shape = static_shape(result_type)
         if out_shape is None:
             return "dynamic-shape"
         if math.prod(out_shape) > self.budget:
             return "over-budget"
         dims = op.attributes["broadcast_dimensions"]
-        key = _fold_key(self.name, src, result_type, dims)
+        dst_key = src_key  # broadcast_in_dim keeps the element type
+        key = _fold_key(self.name, src_attr, src_key, result_type, dst_key, dims)
         attr = sweep.folds.get(key) if key else None
         if attr is None:
             values = _values(src, values)
             if values is None:
                 return "operand-not-constant"
-            folded = broadcast_in_dim(values, i64_values(dims), out_shape)
+            dim_list = _memo(sweep, ("i64-values", dims), lambda: i64_values(dims))
+            folded = broadcast_in_dim(values, dim_list, out_shape)
             attr = make_elements(folded, result_type)
             if key:
                 sweep.folds[key] = attr
-        cst = sweep.constant(attr, before=op)
+        cst = sweep.constant(attr, before=op, type=result_type)
         sweep.replace(op, [cst.result])
-        if not has_uses(src):
+        if _unused(src):
             sweep.erase(src)
         return None
 
 
-def broadcast_in_dim(values: np.ndarray, dims: list[int], out_shape: tuple[int, ...]):
+def broadcast_in_dim(values: np.ndarray, dims: list[int], out_shape: tuple[int, ...]) -> np.ndarray:
     """numpy broadcast_in_dim: operand dim k goes to result dim dims[k] (a view)."""
     if values.size == 1:  # a splat: every result element is the one value
         return np.broadcast_to(values.reshape(()), out_shape)
@@ -542,6 +564,192 @@ _EFFECTFUL = frozenset(
 )
 
 
+# Side-effect-free kinds with one result that is zero-sized only if an operand may be (a
+# static zero-element or a dynamic tensor): every result dim is an operand dim (elementwise
+# ops, transpose, reverse, dot_general, concatenate) or the element count is an operand's
+# (reshape, convert). removeDeadZeroSizedTensorOps reaches them from their operands.
+_SHAPE_FOLLOWING = frozenset(
+    {
+        "abs",
+        "add",
+        "and",
+        "atan2",
+        "cbrt",
+        "ceil",
+        "clamp",
+        "compare",
+        "complex",
+        "concatenate",
+        "convert",
+        "cosine",
+        "count_leading_zeros",
+        "divide",
+        "dot_general",
+        "exponential",
+        "exponential_minus_one",
+        "floor",
+        "imag",
+        "is_finite",
+        "log",
+        "log_plus_one",
+        "logistic",
+        "maximum",
+        "minimum",
+        "multiply",
+        "negate",
+        "not",
+        "or",
+        "popcnt",
+        "power",
+        "real",
+        "reduce_precision",
+        "remainder",
+        "reshape",
+        "reverse",
+        "round_nearest_afz",
+        "round_nearest_even",
+        "rsqrt",
+        "select",
+        "shift_left",
+        "shift_right_arithmetic",
+        "shift_right_logical",
+        "sign",
+        "sine",
+        "sqrt",
+        "subtract",
+        "tan",
+        "tanh",
+        "transpose",
+        "xor",
+    }
+)
+
+
+def _depth(op: ir.Operation) -> int:
+    depth, parent = 0, op.parent
+    while parent is not None:
+        depth, parent = depth + 1, parent.parent
+    return depth
+
+
+class _ZeroSizedScan:
+    """removeDeadZeroSizedTensorOps' match over functions, without a Python visit per op.
+
+    A shape-following op (``_SHAPE_FOLLOWING``) can only have a static zero-sized result
+    when one of its operands may be zero-sized (a static zero-element tensor, a dynamic or
+    unranked one, a non-tensor), so those ops are reached by following the uses of the
+    values that may be zero-sized. Every other kind is visited by MLIR's name-dispatched
+    walk (the kinds present, from MLIR's op counts): for the side-effect-free kinds of the
+    dialect, the result types decide; every visited op's results and block arguments that
+    may be zero-sized are followed, as are the function's arguments. Skip reasons are
+    counted per op for the visited ops and per op name (``op_counts``) for the others.
+    """
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+        self.following = frozenset(f"{prefix}.{m}" for m in _SHAPE_FOLLOWING)
+        self.no_results = frozenset((f"{prefix}.return", "func.return"))  # nothing to follow
+        self.classes: dict[ir.Type, tuple[bool, bool]] = {}  # type -> (zero-sized, may be)
+        self.skipped: Counter = Counter()
+        self.candidates: list[ir.Operation] = []
+        self.seeds: list[ir.Value] = []  # values that may be zero-sized, to follow
+
+    def classify(self, t: ir.Type) -> tuple[bool, bool]:
+        c = self.classes.get(t)
+        if c is None:
+            shape = static_shape(t)
+            zero = shape is not None and 0 in shape
+            c = self.classes[t] = (zero, shape is None or zero)
+        return c
+
+    def follow_results(self, op: ir.Operation | ir.OpView, types: Sequence[ir.Type]) -> bool:
+        """Queue ``op``'s results that may be zero-sized; True if all are zero-sized."""
+        every = True
+        for i, t in enumerate(types):
+            zero, maybe = self.classify(t)
+            every = every and zero
+            if maybe:
+                self.seeds.append(op.results[i])
+        return every
+
+    def follow_arguments(self, op: ir.Operation | ir.OpView) -> None:
+        """Queue the block arguments of ``op``'s regions that may be zero-sized."""
+        for region in op.regions:
+            for block in region.blocks:
+                for arg in block.arguments:
+                    if self.classify(arg.type)[1]:
+                        self.seeds.append(arg)
+
+    def callback(
+        self, side_effect_free: bool
+    ) -> Callable[[ir.OpView, rewrite.PatternRewriter], bool]:
+        """The walk's callback for one op name: for a side-effect-free kind (not
+        shape-following) the result types decide; for any other only the values it defines
+        matter. Whether ops of the name can hold regions is read once from the op class's
+        ODS region count where it is fixed (a Python call per op otherwise)."""
+        follow_results, follow_arguments = self.follow_results, self.follow_arguments
+        skipped, candidates = self.skipped, self.candidates
+        regions: list[bool] = []  # [whether to look at each op's regions], once known
+
+        def visit(op: ir.OpView, _rewriter: rewrite.PatternRewriter) -> bool:
+            if not regions:
+                ods = getattr(type(op), "_ODS_REGIONS", None)
+                regions.append(not (isinstance(ods, tuple) and ods == (0, True)))
+            types = op.results.types
+            if not side_effect_free:
+                follow_results(op, types)
+            elif not types:
+                skipped["no-results"] += 1
+            elif follow_results(op, types):
+                candidates.append(op.operation)
+            else:
+                skipped["not-zero-sized"] += 1
+            if regions[0] and len(op.regions):
+                follow_arguments(op)
+            return True  # "no match": the walk driver changes nothing
+
+        return visit
+
+    def scan(self, f: ir.Operation) -> None:
+        counts = op_counts(f)
+        counts[f.name] -= 1  # ``f`` itself is not under ``f``
+        patterns = rewrite.RewritePatternSet(f.context)
+        dispatched = False
+        for name, count in counts.items():
+            if not count:
+                continue
+            dialect, _, mnemonic = name.partition(".")
+            if dialect != self.prefix or mnemonic in _EFFECTFUL:
+                self.skipped["not-side-effect-free"] += count
+                if name not in self.no_results:
+                    patterns.add(name, self.callback(side_effect_free=False))
+                    dispatched = True
+            elif name not in self.following:
+                patterns.add(name, self.callback(side_effect_free=True))
+                dispatched = True
+        self.follow_arguments(f)
+        if dispatched:
+            rewrite.walk_and_apply_patterns(f, patterns.freeze())
+        # Follow the values that may be zero-sized to their shape-following users.
+        following, seeds = self.following, self.seeds
+        reached: set[int] = set()
+        found = 0
+        while seeds:
+            for use in seeds.pop().uses:
+                user = use.owner
+                if user.name not in following:
+                    continue
+                user = user.operation
+                key = op_id(user)
+                if key in reached:
+                    continue
+                reached.add(key)
+                if self.follow_results(user, user.results.types):
+                    self.candidates.append(user)
+                    found += 1
+        self.skipped["not-zero-sized"] += sum(counts.get(n, 0) for n in following) - found
+
+
 class RemoveDeadZeroSizedTensorOps(Rewriter):
     """(StableHLO twin only) Replace side-effect-free ops whose results are all static
     zero-element tensors by empty constants, and erase them.
@@ -558,64 +766,25 @@ class RemoveDeadZeroSizedTensorOps(Rewriter):
     root = None  # every op: its own walk (run_on)
 
     def run_on(self, functions: list[ir.Operation], sweep: Sweep) -> None:
-        """``run`` over every op of ``functions`` (post-order), at a fraction of the cost.
+        """``run`` over every op of ``functions``, at a fraction of the cost.
 
-        The rewriter's root is every op, so Python must see every op (the bindings have no
-        native filter on result types). This walk keeps that to the cheapest possible visit:
-        an op-name lookup and, for side-effect-free ops of the dialect, a lookup of each result
-        type, both memoized; ``visit`` is called only for the ops whose results are
-        all static zero-element tensors. Every other op is counted with the skip reason
-        ``rewrite`` would give it (its tests, in its order), so the statistics are those of
-        ``run(every op)``.
-        """
+        The rewriter's root is every op, but Python need not see every op (see
+        :class:`_ZeroSizedScan`): the statistics are those of ``run(every op)``, each op
+        counted with the skip reason ``rewrite`` would give it. The candidates are
+        rewritten innermost first: each rewrite only replaces its op by constants in its
+        place, so the order does not change the output, and an op inside a rewritten op's
+        region must not be touched after it."""
         stats = sweep.stats(self.name)
-        prefix = sweep.dialect.prefix
-        effectful = _EFFECTFUL
-        kinds: dict[str, bool] = {}  # op name -> side-effect-free op of the dialect
-        zero_sized: dict[ir.Type, bool] = {}  # result type -> static, zero elements
-        skipped = Counter()
-        candidates: list[ir.Operation] = []
-        last: list = [None]  # the last visited op's skip reason, or "candidate"
-        advance = ir.WalkResult.ADVANCE
-
-        def visit(op: ir.Operation) -> ir.WalkResult:
-            name = op.name
-            kind = kinds.get(name)
-            if kind is None:
-                dialect, _, mnemonic = name.partition(".")
-                kind = kinds[name] = dialect == prefix and mnemonic not in effectful
-            reason = "candidate"
-            if not kind:
-                reason = "not-side-effect-free"
-            elif not (types := op.results.types):
-                reason = "no-results"
-            else:
-                for t in types:
-                    zero = zero_sized.get(t)
-                    if zero is None:
-                        shape = static_shape(t)
-                        zero = zero_sized[t] = shape is not None and 0 in shape
-                    if not zero:
-                        reason = "not-zero-sized"
-                        break
-            if reason == "candidate":
-                candidates.append(op)
-            else:
-                skipped[reason] += 1
-            last[0] = reason
-            return advance
-
+        scan = _ZeroSizedScan(sweep.dialect.prefix)
         for f in functions:
-            f.walk(visit, ir.WalkOrder.POST_ORDER)
-            # The walk ends at ``f`` itself, which is not under ``f``: take it back.
-            if last[0] == "candidate":
-                candidates.pop()
-            else:
-                skipped[last[0]] -= 1
-        stats.matched += sum(skipped.values())
-        for reason, count in skipped.items():
+            scan.scan(f.operation)
+        stats.matched += sum(scan.skipped.values())
+        for reason, count in scan.skipped.items():
             if count:
                 stats.skipped[reason] += count
+        candidates = scan.candidates
+        if len(candidates) > 1:
+            candidates.sort(key=_depth, reverse=True)
         for op in candidates:
             self.visit(op, sweep, stats)
 
@@ -634,19 +803,26 @@ class RemoveDeadZeroSizedTensorOps(Rewriter):
                 return "not-zero-sized"
         return None
 
-    def rewrite(self, op, sweep):
+    def rewrite(self, op: ir.Operation, sweep: Sweep) -> str | None:
         reason = self.skip_reason(op, sweep.dialect.prefix)
         if reason is not None:
             return reason
-        empties = list(op.results.types)
-        try:
-            # zero elements whatever the other dims (0x4294967296x4294967296 is no array
-            # numpy can shape): the type gives the shape
-            attrs = [make_elements(np.zeros(0, dtype_of(ir.ShapedType(t).element_type)), t)
-                     for t in empties]
-        except UnsupportedElementType:
-            return "unsupported-element-type"
-        csts = [sweep.constant(a, before=op) for a in attrs]
+        constants = []
+        for t in op.results.types:
+            key = ("empty", t)
+            attr = sweep.memo.get(key)  # dense<> of type t; False: no such attribute
+            if attr is None:
+                try:
+                    # zero elements whatever the other dims (0x4294967296x4294967296 is no
+                    # array numpy can shape): the type gives the shape
+                    attr = make_elements(np.zeros(0, dtype_of(ir.ShapedType(t).element_type)), t)
+                except UnsupportedElementType:
+                    attr = False
+                sweep.memo[key] = attr
+            if attr is False:
+                return "unsupported-element-type"
+            constants.append((attr, t))
+        csts = [sweep.constant(a, before=op, type=t) for a, t in constants]
         sweep.replace(op, [c.result for c in csts])
         return None
 
@@ -661,6 +837,5 @@ __all__ = [
     "ReplaceConvertsWithConstants",
     "ReplaceGetDimensionSize",
     "ReplaceInvalidBackendConfigs",
-    "Rewriter",
     "broadcast_in_dim",
 ]

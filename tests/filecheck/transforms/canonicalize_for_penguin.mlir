@@ -85,11 +85,11 @@ func.func @lower_resize_nearest_grad_mhlo_nhwc_scale_2x2(%arg0: tensor<1x4x4x3xf
 // -----
 
 // replaceBroadcastsWithBroadcastInDim then replaceBroadcastInDimWithConstants on MHLO.
-// CHECK-LABEL: func.func @replace_broadcasts_with_broadcast_in_dim_then_replacebroadcastindimwithconstants_mhlo
+// CHECK-LABEL: func.func @replace_broadcasts_then_broadcast_in_dim_with_constants_mhlo
 // CHECK-DAG:     "mhlo.broadcast_in_dim"(%arg0) <{broadcast_dimensions = dense<[1, 2]> : tensor<2xi64>}>
 // CHECK-DAG:     mhlo.constant dense<{{\[\[}}1, 2], [1, 2], [1, 2]]> : tensor<3x2xi32>
 // CHECK-NOT:     "mhlo.broadcast"
-func.func @replace_broadcasts_with_broadcast_in_dim_then_replacebroadcastindimwithconstants_mhlo(%arg0: tensor<2x3xf32>) -> (tensor<4x2x3xf32>, tensor<3x2xi32>) {
+func.func @replace_broadcasts_then_broadcast_in_dim_with_constants_mhlo(%arg0: tensor<2x3xf32>) -> (tensor<4x2x3xf32>, tensor<3x2xi32>) {
   %0 = "mhlo.broadcast"(%arg0) <{broadcast_sizes = dense<4> : tensor<1xi64>}> : (tensor<2x3xf32>) -> tensor<4x2x3xf32>
   %c = mhlo.constant dense<[1, 2]> : tensor<2xi32>
   %1 = "mhlo.broadcast"(%c) <{broadcast_sizes = dense<3> : tensor<1xi64>}> : (tensor<2xi32>) -> tensor<3x2xi32>
@@ -99,9 +99,9 @@ func.func @replace_broadcasts_with_broadcast_in_dim_then_replacebroadcastindimwi
 // -----
 
 // The MHLO pass has no removeDeadZeroSizedTensorOps: a zero-sized add stays.
-// CHECK-LABEL: func.func @main
+// CHECK-LABEL: func.func @remove_dead_zero_sized_tensor_ops_not_in_mhlo_pass
 // CHECK:         mhlo.add
-func.func @main(%arg0: tensor<0x4xf32>) -> tensor<0x4xf32> {
+func.func @remove_dead_zero_sized_tensor_ops_not_in_mhlo_pass(%arg0: tensor<0x4xf32>) -> tensor<0x4xf32> {
   %0 = mhlo.add %arg0, %arg0 : tensor<0x4xf32>
   return %0 : tensor<0x4xf32>
 }
@@ -111,14 +111,14 @@ func.func @main(%arg0: tensor<0x4xf32>) -> tensor<0x4xf32> {
 // No-match cases on MHLO: sort operand 1 is an argument; GTE of an argument; convert of a
 // non-constant; AwsNeuronErf with a valid config; other custom calls; broadcast_in_dim of
 // a non-constant.
-// CHECK-LABEL: func.func @main
+// CHECK-LABEL: func.func @no_match_mhlo_every_rewriter
 // CHECK:         "mhlo.sort"(%arg0, %arg1)
 // CHECK:         mhlo.get_tuple_element %arg2[0]
 // CHECK:         mhlo.convert %arg0
 // CHECK:         mhlo.custom_call @AwsNeuronErf(%arg0) {backend_config = "abc"}
 // CHECK:         mhlo.custom_call @ResizeNearestGradX(%arg0)
 // CHECK:         "mhlo.broadcast_in_dim"(%arg0)
-func.func @main(%arg0: tensor<4xf32>, %arg1: tensor<4xi32>, %arg2: tuple<tensor<4xf32>>) -> (tensor<4xi32>, tensor<4xf32>, tensor<4xi32>, tensor<4xf32>, tensor<4xf32>, tensor<2x4xf32>) {
+func.func @no_match_mhlo_every_rewriter(%arg0: tensor<4xf32>, %arg1: tensor<4xi32>, %arg2: tuple<tensor<4xf32>>) -> (tensor<4xi32>, tensor<4xf32>, tensor<4xi32>, tensor<4xf32>, tensor<4xf32>, tensor<2x4xf32>) {
   %1:2 = "mhlo.sort"(%arg0, %arg1) <{dimension = 0 : i64, is_stable = true}> ({
   ^bb0(%a: tensor<f32>, %b: tensor<f32>, %c: tensor<i32>, %d: tensor<i32>):
     %2 = mhlo.compare LT, %a, %b : (tensor<f32>, tensor<f32>) -> tensor<i1>
@@ -135,11 +135,11 @@ func.func @main(%arg0: tensor<4xf32>, %arg1: tensor<4xi32>, %arg2: tuple<tensor<
 // -----
 
 // Nested regions on MHLO: a convert(constant) inside a case branch folds.
-// CHECK-LABEL: func.func @main
+// CHECK-LABEL: func.func @replace_converts_with_constants_mhlo_nested_in_case_branch
 // CHECK:         "mhlo.case"
 // CHECK:           mhlo.constant dense<3> : tensor<i32>
 // CHECK-NOT:       mhlo.convert
-func.func @main(%arg0: tensor<i32>) -> tensor<i32> {
+func.func @replace_converts_with_constants_mhlo_nested_in_case_branch(%arg0: tensor<i32>) -> tensor<i32> {
   %0 = "mhlo.case"(%arg0) ({
     %c = mhlo.constant dense<3.7> : tensor<f32>
     %1 = mhlo.convert %c : (tensor<f32>) -> tensor<i32>

@@ -1,12 +1,12 @@
 // RUN: penguin-opt %s -p inline --split-input-file | filecheck %s
 
 // A JAX-style private helper is inlined and erased.
-// CHECK-LABEL: func.func @main
+// CHECK-LABEL: func.func @inline_private_argsort_helper
 // CHECK-NOT:     call
 // CHECK:         %[[I:.*]] = stablehlo.iota dim = 0 : tensor<8xi32>
 // CHECK:         "stablehlo.sort"(%arg0, %[[I]])
 // CHECK-NOT:     func.func private @argsort
-func.func @main(%arg0: tensor<8xf32>) -> tensor<8xi32> {
+func.func @inline_private_argsort_helper(%arg0: tensor<8xf32>) -> tensor<8xi32> {
   %0 = call @argsort(%arg0) : (tensor<8xf32>) -> tensor<8xi32>
   return %0 : tensor<8xi32>
 }
@@ -23,13 +23,13 @@ func.func private @argsort(%arg0: tensor<8xf32>) -> tensor<8xi32> {
 // -----
 
 // Nested calls inline through; a public callee stays; a recursive one is left alone.
-// CHECK-LABEL: func.func @main
+// CHECK-LABEL: func.func @inline_nested_keep_public_and_recursive
 // CHECK:         stablehlo.add %arg0, %arg0
 // CHECK:         call @rec
 // CHECK-LABEL: func.func public @pub
 // CHECK-LABEL: func.func private @rec
 // CHECK-NOT:     func.func private @inner
-func.func @main(%arg0: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
+func.func @inline_nested_keep_public_and_recursive(%arg0: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
   %0 = call @pub(%arg0) : (tensor<f32>) -> tensor<f32>
   %1 = call @rec(%arg0) : (tensor<f32>) -> tensor<f32>
   return %0, %1 : tensor<f32>, tensor<f32>
@@ -51,27 +51,27 @@ func.func private @rec(%arg0: tensor<f32>) -> tensor<f32> {
 
 // Inlined callees still referenced elsewhere (here by called_computations) stay, in
 // place; a private function that was never called stays too.
-// CHECK-LABEL: func.func @main
+// CHECK-LABEL: func.func @inline_keeps_referenced_and_uncalled_private
 // CHECK:         stablehlo.abs
 // CHECK:         stablehlo.negate
-// CHECK:         stablehlo.custom_call @x({{.*}}called_computations = [@g, @f]
-// CHECK:       func.func private @f
-// CHECK:       func.func private @h
-// CHECK:       func.func private @g
-func.func @main(%a: tensor<f32>) -> tensor<f32> {
-  %0 = call @f(%a) : (tensor<f32>) -> tensor<f32>
-  %1 = call @g(%0) : (tensor<f32>) -> tensor<f32>
-  %2 = stablehlo.custom_call @x(%1) {called_computations = [@g, @f]} : (tensor<f32>) -> tensor<f32>
+// CHECK:         stablehlo.custom_call @x({{.*}}called_computations = [@negate_referenced, @abs_referenced]
+// CHECK:       func.func private @abs_referenced
+// CHECK:       func.func private @never_called
+// CHECK:       func.func private @negate_referenced
+func.func @inline_keeps_referenced_and_uncalled_private(%a: tensor<f32>) -> tensor<f32> {
+  %0 = call @abs_referenced(%a) : (tensor<f32>) -> tensor<f32>
+  %1 = call @negate_referenced(%0) : (tensor<f32>) -> tensor<f32>
+  %2 = stablehlo.custom_call @x(%1) {called_computations = [@negate_referenced, @abs_referenced]} : (tensor<f32>) -> tensor<f32>
   return %2 : tensor<f32>
 }
-func.func private @f(%a: tensor<f32>) -> tensor<f32> {
+func.func private @abs_referenced(%a: tensor<f32>) -> tensor<f32> {
   %0 = stablehlo.abs %a : tensor<f32>
   return %0 : tensor<f32>
 }
-func.func private @h(%a: tensor<f32>) -> tensor<f32> {
+func.func private @never_called(%a: tensor<f32>) -> tensor<f32> {
   return %a : tensor<f32>
 }
-func.func private @g(%a: tensor<f32>) -> tensor<f32> {
+func.func private @negate_referenced(%a: tensor<f32>) -> tensor<f32> {
   %0 = stablehlo.negate %a : tensor<f32>
   return %0 : tensor<f32>
 }

@@ -6,7 +6,7 @@
 // ResizeNearestGrad lowering's legacy broadcast is the third broadcast rewritten, then
 // folded) and never by the rewriter itself (the fused sort is not visited again).
 
-func.func @main(%arg0: tensor<2x4xf32>, %arg1: tensor<2x3xf32>, %arg2: tensor<1x8x8x3xf32>, %arg3: tensor<0x4xf32>) -> (tensor<2x4xi32>, tensor<i32>, tensor<3xi32>, tensor<4x2x3xf32>, tensor<2x2xf32>, tensor<1x4x4x3xf32>, tensor<4xf32>, tensor<0x4xf32>, tensor<2x3xf32>) {
+func.func @every_rewriter_matches_and_near_misses(%arg0: tensor<2x4xf32>, %arg1: tensor<2x3xf32>, %arg2: tensor<1x8x8x3xf32>, %arg3: tensor<0x4xf32>) -> (tensor<2x4xi32>, tensor<i32>, tensor<3xi32>, tensor<4x2x3xf32>, tensor<2x2xf32>, tensor<1x4x4x3xf32>, tensor<4xf32>, tensor<0x4xf32>, tensor<2x3xf32>) {
   %iota = stablehlo.iota dim = 1 : tensor<2x4xi32>
   %sorted:2 = "stablehlo.sort"(%arg0, %iota) <{dimension = 1 : i64, is_stable = true}> ({
   ^bb0(%a: tensor<f32>, %b: tensor<f32>, %c: tensor<i32>, %d: tensor<i32>):

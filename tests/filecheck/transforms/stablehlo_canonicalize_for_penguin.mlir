@@ -37,10 +37,10 @@ func.func @fuse_iota_sort_shared_iota_other_user(%arg0: tensor<2x5xf32>) -> (ten
 // -----
 
 // fuseIotaSort no-match: the iota runs along another dimension than the sort.
-// CHECK-LABEL: func.func @fuse_iota_sort_no_match_iota_runs_along_another
+// CHECK-LABEL: func.func @fuse_iota_sort_no_match_iota_along_other_dimension
 // CHECK:         stablehlo.iota dim = 0
 // CHECK:         "stablehlo.sort"(%arg0, %{{.*}}) <{dimension = 1 : i64
-func.func @fuse_iota_sort_no_match_iota_runs_along_another(%arg0: tensor<2x5xf32>) -> tensor<2x5xi32> {
+func.func @fuse_iota_sort_no_match_iota_along_other_dimension(%arg0: tensor<2x5xf32>) -> tensor<2x5xi32> {
   %0 = stablehlo.iota dim = 0 : tensor<2x5xi32>
   %1:2 = "stablehlo.sort"(%arg0, %0) <{dimension = 1 : i64, is_stable = true}> ({
   ^bb0(%a: tensor<f32>, %b: tensor<f32>, %c: tensor<i32>, %d: tensor<i32>):
@@ -53,10 +53,10 @@ func.func @fuse_iota_sort_no_match_iota_runs_along_another(%arg0: tensor<2x5xf32
 // -----
 
 // fuseIotaSort no-match: operand 1 is not an iota; three operands.
-// CHECK-LABEL: func.func @fuse_iota_sort_no_match_operand_1_iota_three
+// CHECK-LABEL: func.func @fuse_iota_sort_no_match_operand_1_not_iota_or_three_operands
 // CHECK:         "stablehlo.sort"(%arg0, %arg1)
 // CHECK:         "stablehlo.sort"(%arg0, %arg1, %{{.*}})
-func.func @fuse_iota_sort_no_match_operand_1_iota_three(%arg0: tensor<4xf32>, %arg1: tensor<4xi32>) -> (tensor<4xi32>, tensor<4xi32>) {
+func.func @fuse_iota_sort_no_match_operand_1_not_iota_or_three_operands(%arg0: tensor<4xf32>, %arg1: tensor<4xi32>) -> (tensor<4xi32>, tensor<4xi32>) {
   %1:2 = "stablehlo.sort"(%arg0, %arg1) <{dimension = 0 : i64, is_stable = false}> ({
   ^bb0(%a: tensor<f32>, %b: tensor<f32>, %c: tensor<i32>, %d: tensor<i32>):
     %2 = stablehlo.compare LT, %a, %b : (tensor<f32>, tensor<f32>) -> tensor<i1>
@@ -105,10 +105,10 @@ func.func @canonicalize_tuple_op_nested_tuples_fold_through(%arg0: tensor<f32>, 
 // -----
 
 // canonicalizeTupleOp no-match: GTE of a function argument; a tuple still returned stays.
-// CHECK-LABEL: func.func @canonicalize_tuple_op_no_match_gte_function_argument_tuple
+// CHECK-LABEL: func.func @canonicalize_tuple_op_no_match_gte_of_argument_returned_tuple
 // CHECK:         stablehlo.get_tuple_element %arg0[0]
 // CHECK:         stablehlo.tuple
-func.func @canonicalize_tuple_op_no_match_gte_function_argument_tuple(%arg0: tuple<tensor<f32>>, %arg1: tensor<f32>) -> (tensor<f32>, tuple<tensor<f32>>, tensor<f32>) {
+func.func @canonicalize_tuple_op_no_match_gte_of_argument_returned_tuple(%arg0: tuple<tensor<f32>>, %arg1: tensor<f32>) -> (tensor<f32>, tuple<tensor<f32>>, tensor<f32>) {
   %g = stablehlo.get_tuple_element %arg0[0] : (tuple<tensor<f32>>) -> tensor<f32>
   %t = stablehlo.tuple %arg1 : tuple<tensor<f32>>
   %h = stablehlo.get_tuple_element %t[0] : (tuple<tensor<f32>>) -> tensor<f32>
@@ -118,11 +118,11 @@ func.func @canonicalize_tuple_op_no_match_gte_function_argument_tuple(%arg0: tup
 // -----
 
 // replaceGetDimensionSize: static dims fold to an i32 constant; dynamic dims stay.
-// CHECK-LABEL: func.func @replace_get_dimension_size_static_dims_fold_i32
+// CHECK-LABEL: func.func @replace_get_dimension_size_static_dim_folds_dynamic_stays
 // CHECK-DAG:     %[[C:.*]] = stablehlo.constant dense<7> : tensor<i32>
 // CHECK-DAG:     %[[D:.*]] = stablehlo.get_dimension_size %arg0, dim = 0
 // CHECK:         return %[[D]], %[[C]]
-func.func @replace_get_dimension_size_static_dims_fold_i32(%arg0: tensor<?x7xf32>) -> (tensor<i32>, tensor<i32>) {
+func.func @replace_get_dimension_size_static_dim_folds_dynamic_stays(%arg0: tensor<?x7xf32>) -> (tensor<i32>, tensor<i32>) {
   %0 = stablehlo.get_dimension_size %arg0, dim = 0 : (tensor<?x7xf32>) -> tensor<i32>
   %1 = stablehlo.get_dimension_size %arg0, dim = 1 : (tensor<?x7xf32>) -> tensor<i32>
   return %0, %1 : tensor<i32>, tensor<i32>
@@ -131,11 +131,11 @@ func.func @replace_get_dimension_size_static_dims_fold_i32(%arg0: tensor<?x7xf32
 // -----
 
 // replaceGetDimensionSize inside a while body (nested region).
-// CHECK-LABEL: func.func @replace_get_dimension_size_inside_while_body_nested
+// CHECK-LABEL: func.func @replace_get_dimension_size_nested_in_while
 // CHECK:         stablehlo.while
 // CHECK:           stablehlo.constant dense<5> : tensor<i32>
 // CHECK-NOT:       get_dimension_size
-func.func @replace_get_dimension_size_inside_while_body_nested(%arg0: tensor<5xf32>, %arg1: tensor<i32>) -> tensor<i32> {
+func.func @replace_get_dimension_size_nested_in_while(%arg0: tensor<5xf32>, %arg1: tensor<i32>) -> tensor<i32> {
   %0 = stablehlo.while(%iter = %arg1) : tensor<i32>
     cond {
       %n = stablehlo.get_dimension_size %arg0, dim = 0 : (tensor<5xf32>) -> tensor<i32>
@@ -152,11 +152,11 @@ func.func @replace_get_dimension_size_inside_while_body_nested(%arg0: tensor<5xf
 // -----
 
 // replaceConvertsWithConstants: f32 -> i32 truncates toward zero; the source stays.
-// CHECK-LABEL: func.func @replace_converts_with_constants_f32_i32_truncates_toward
+// CHECK-LABEL: func.func @replace_converts_with_constants_f32_i32_truncates_toward_zero
 // CHECK-DAG:     stablehlo.constant dense<[1, -2, 0]> : tensor<3xi32>
 // CHECK-DAG:     stablehlo.constant dense<[1.500000e+00, -2.700000e+00, 0.000000e+00]> : tensor<3xf32>
 // CHECK-NOT:     stablehlo.convert
-func.func @replace_converts_with_constants_f32_i32_truncates_toward() -> tensor<3xi32> {
+func.func @replace_converts_with_constants_f32_i32_truncates_toward_zero() -> tensor<3xi32> {
   %c = stablehlo.constant dense<[1.5, -2.7, 0.0]> : tensor<3xf32>
   %0 = stablehlo.convert %c : (tensor<3xf32>) -> tensor<3xi32>
   return %0 : tensor<3xi32>
@@ -165,10 +165,10 @@ func.func @replace_converts_with_constants_f32_i32_truncates_toward() -> tensor<
 // -----
 
 // replaceConvertsWithConstants: f32 -> bf16 rounds once, to nearest even; i1 -> f32.
-// CHECK-LABEL: func.func @replace_converts_with_constants_f32_bf16_rounds_once
+// CHECK-LABEL: func.func @replace_converts_with_constants_f32_bf16_rounds_once_i1_f32
 // CHECK-DAG:     stablehlo.constant dense<[1.000000e+00, 1.007810e+00]> : tensor<2xbf16>
 // CHECK-DAG:     stablehlo.constant dense<[1.000000e+00, 0.000000e+00]> : tensor<2xf32>
-func.func @replace_converts_with_constants_f32_bf16_rounds_once() -> (tensor<2xbf16>, tensor<2xf32>) {
+func.func @replace_converts_with_constants_f32_bf16_rounds_once_i1_f32() -> (tensor<2xbf16>, tensor<2xf32>) {
   %c = stablehlo.constant dense<[1.00390625, 1.005859375]> : tensor<2xf32>
   %0 = stablehlo.convert %c : (tensor<2xf32>) -> tensor<2xbf16>
   %b = stablehlo.constant dense<[true, false]> : tensor<2xi1>
@@ -179,9 +179,9 @@ func.func @replace_converts_with_constants_f32_bf16_rounds_once() -> (tensor<2xb
 // -----
 
 // replaceConvertsWithConstants no-match: the operand is not a constant.
-// CHECK-LABEL: func.func @replace_converts_with_constants_no_match_operand_constant
+// CHECK-LABEL: func.func @replace_converts_with_constants_no_match_operand_not_constant
 // CHECK:         stablehlo.convert %arg0
-func.func @replace_converts_with_constants_no_match_operand_constant(%arg0: tensor<3xf32>) -> tensor<3xi32> {
+func.func @replace_converts_with_constants_no_match_operand_not_constant(%arg0: tensor<3xf32>) -> tensor<3xi32> {
   %0 = stablehlo.convert %arg0 : (tensor<3xf32>) -> tensor<3xi32>
   return %0 : tensor<3xi32>
 }
@@ -189,11 +189,11 @@ func.func @replace_converts_with_constants_no_match_operand_constant(%arg0: tens
 // -----
 
 // replaceInvalidBackendConfigs: a structured AwsNeuronErf config becomes "None".
-// CHECK-LABEL: func.func @replace_invalid_backend_configs_structured_awsneuronerf_config_becomes
+// CHECK-LABEL: func.func @replace_invalid_backend_configs_structured_erf_config_becomes_none
 // CHECK:         stablehlo.custom_call @AwsNeuronErf(%arg0) {backend_config = "None"}
 // CHECK:         stablehlo.custom_call @AwsNeuronErf(%arg0) {backend_config = "00"}
 // CHECK:         stablehlo.custom_call @Other(%arg0) {backend_config = "{x: 1}"}
-func.func @replace_invalid_backend_configs_structured_awsneuronerf_config_becomes(%arg0: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+func.func @replace_invalid_backend_configs_structured_erf_config_becomes_none(%arg0: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
   %0 = stablehlo.custom_call @AwsNeuronErf(%arg0) {backend_config = "{mode: 1}", has_side_effect = true} : (tensor<4xf32>) -> tensor<4xf32>
   %1 = stablehlo.custom_call @AwsNeuronErf(%arg0) {backend_config = "00"} : (tensor<4xf32>) -> tensor<4xf32>
   %2 = stablehlo.custom_call @Other(%arg0) {backend_config = "{x: 1}"} : (tensor<4xf32>) -> tensor<4xf32>
@@ -205,7 +205,7 @@ func.func @replace_invalid_backend_configs_structured_awsneuronerf_config_become
 // lowerResizeNearestGrad (torch-xla form: transposed operand, config "00"):
 // reduce_window sum over 2x2 tiles divided by the volume, whose legacy broadcast became
 // broadcast_in_dim and then a constant (under budget).
-// CHECK-LABEL: func.func @lower_resize_nearest_grad_torch_xla_form_transposed
+// CHECK-LABEL: func.func @lower_resize_nearest_grad_torch_xla_transposed_mean
 // CHECK:         %[[T:.*]] = stablehlo.transpose %arg0
 // CHECK-DAG:     %[[Z:.*]] = stablehlo.constant dense<0.000000e+00> : tensor<f32>
 // CHECK:         %[[R:.*]] = "stablehlo.reduce_window"(%[[T]], %[[Z]])
@@ -217,7 +217,7 @@ func.func @replace_invalid_backend_configs_structured_awsneuronerf_config_become
 // CHECK:         %[[D:.*]] = stablehlo.divide %[[R]], %[[V]]
 // CHECK-NOT:     custom_call
 // CHECK:         stablehlo.transpose %[[D]]
-func.func @lower_resize_nearest_grad_torch_xla_form_transposed(%arg0: tensor<1x2x4x6xf32>) -> tensor<1x2x3x2xf32> {
+func.func @lower_resize_nearest_grad_torch_xla_transposed_mean(%arg0: tensor<1x2x4x6xf32>) -> tensor<1x2x3x2xf32> {
   %t = stablehlo.transpose %arg0, dims = [0, 3, 2, 1] : (tensor<1x2x4x6xf32>) -> tensor<1x6x4x2xf32>
   %0 = stablehlo.custom_call @ResizeNearestGrad(%t) {backend_config = "00"} : (tensor<1x6x4x2xf32>) -> tensor<1x3x2x2xf32>
   %r = stablehlo.transpose %0, dims = [0, 3, 2, 1] : (tensor<1x3x2x2xf32>) -> tensor<1x2x2x3xf32>
@@ -231,10 +231,10 @@ func.func @lower_resize_nearest_grad_torch_xla_form_transposed(%arg0: tensor<1x2
 // stablehlo_canonicalize_for_penguin_options.mlir.
 
 // replaceBroadcastsWithBroadcastInDim: a non-constant operand converts too (a remark).
-// CHECK-LABEL: func.func @lower_resize_nearest_grad_resize_nearest_grad_mode
+// CHECK-LABEL: func.func @replace_broadcasts_with_broadcast_in_dim_non_constant_operand
 // CHECK:         stablehlo.broadcast_in_dim %arg0, dims = [2, 3] : (tensor<2x3xf32>) -> tensor<4x5x2x3xf32>
 // CHECK-NOT:     stablehlo.broadcast %
-func.func @lower_resize_nearest_grad_resize_nearest_grad_mode(%arg0: tensor<2x3xf32>) -> tensor<4x5x2x3xf32> {
+func.func @replace_broadcasts_with_broadcast_in_dim_non_constant_operand(%arg0: tensor<2x3xf32>) -> tensor<4x5x2x3xf32> {
   %0 = stablehlo.broadcast %arg0, sizes = [4, 5] : (tensor<2x3xf32>) -> tensor<4x5x2x3xf32>
   return %0 : tensor<4x5x2x3xf32>
 }
@@ -243,10 +243,10 @@ func.func @lower_resize_nearest_grad_resize_nearest_grad_mode(%arg0: tensor<2x3x
 
 // broadcast(constant) -> broadcast_in_dim(constant) -> constant, in one run; the
 // source constant is erased once unused.
-// CHECK-LABEL: func.func @main
+// CHECK-LABEL: func.func @replace_broadcasts_then_broadcast_in_dim_with_constants_one_run
 // CHECK-NEXT:    %[[C:.*]] = stablehlo.constant dense<{{\[\[}}1, 2], [1, 2], [1, 2]]> : tensor<3x2xi32>
 // CHECK-NEXT:    return %[[C]]
-func.func @main() -> tensor<3x2xi32> {
+func.func @replace_broadcasts_then_broadcast_in_dim_with_constants_one_run() -> tensor<3x2xi32> {
   %c = stablehlo.constant dense<[1, 2]> : tensor<2xi32>
   %0 = stablehlo.broadcast %c, sizes = [3] : (tensor<2xi32>) -> tensor<3x2xi32>
   return %0 : tensor<3x2xi32>
@@ -256,11 +256,11 @@ func.func @main() -> tensor<3x2xi32> {
 
 // replaceBroadcastInDimWithConstants: a transposing broadcast_in_dim of a bf16 constant;
 // the constant has another user, so it stays.
-// CHECK-LABEL: func.func @replace_broadcast_in_dim_with_constants_transposing_broadcast_dim_bf16
+// CHECK-LABEL: func.func @replace_broadcast_in_dim_with_constants_transposing_bf16_source_kept
 // CHECK-DAG:     stablehlo.constant dense<{{\[\[\[}}1.000000e+00, 4.000000e+00], [2.000000e+00, 5.000000e+00], [3.000000e+00, 6.000000e+00]]]> : tensor<1x3x2xbf16>
 // CHECK-DAG:     %[[SRC:.*]] = stablehlo.constant dense<{{\[\[}}1.000000e+00, 2.000000e+00, 3.000000e+00], [4.000000e+00, 5.000000e+00, 6.000000e+00]]> : tensor<2x3xbf16>
 // CHECK:         return {{.*}}, %[[SRC]]
-func.func @replace_broadcast_in_dim_with_constants_transposing_broadcast_dim_bf16() -> (tensor<1x3x2xbf16>, tensor<2x3xbf16>) {
+func.func @replace_broadcast_in_dim_with_constants_transposing_bf16_source_kept() -> (tensor<1x3x2xbf16>, tensor<2x3xbf16>) {
   %c = stablehlo.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xbf16>
   %0 = stablehlo.broadcast_in_dim %c, dims = [2, 1] : (tensor<2x3xbf16>) -> tensor<1x3x2xbf16>
   return %0, %c : tensor<1x3x2xbf16>, tensor<2x3xbf16>
@@ -269,10 +269,10 @@ func.func @replace_broadcast_in_dim_with_constants_transposing_broadcast_dim_bf1
 // -----
 
 // replaceBroadcastInDimWithConstants: a splat stays a splat; a dynamic result is skipped.
-// CHECK-LABEL: func.func @replace_broadcast_in_dim_with_constants_splat_splat_dynamic_result
+// CHECK-LABEL: func.func @replace_broadcast_in_dim_with_constants_splat_stays_splat_dynamic_skipped
 // CHECK:         stablehlo.constant dense<true> : tensor<4x4xi1>
 // CHECK:         stablehlo.dynamic_broadcast_in_dim
-func.func @replace_broadcast_in_dim_with_constants_splat_splat_dynamic_result(%arg0: tensor<2xindex>) -> (tensor<4x4xi1>, tensor<?x?xi1>) {
+func.func @replace_broadcast_in_dim_with_constants_splat_stays_splat_dynamic_skipped(%arg0: tensor<2xindex>) -> (tensor<4x4xi1>, tensor<?x?xi1>) {
   %c = stablehlo.constant dense<true> : tensor<i1>
   %0 = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<i1>) -> tensor<4x4xi1>
   %1 = stablehlo.dynamic_broadcast_in_dim %c, %arg0, dims = [] : (tensor<i1>, tensor<2xindex>) -> tensor<?x?xi1>
@@ -282,18 +282,19 @@ func.func @replace_broadcast_in_dim_with_constants_splat_splat_dynamic_result(%a
 // -----
 
 // removeDeadZeroSizedTensorOps: a zero-element add becomes an empty constant.
-// CHECK-LABEL: func.func @remove_dead_zero_sized_tensor_ops_zero_element_add_becomes
+// CHECK-LABEL: func.func @remove_dead_zero_sized_tensor_ops_zero_element_add_becomes_empty_constant
 // CHECK:         %[[E:.*]] = stablehlo.constant dense<> : tensor<0x4xf32>
 // CHECK-NOT:     stablehlo.add
 // CHECK:         return %[[E]]
-func.func @remove_dead_zero_sized_tensor_ops_zero_element_add_becomes(%arg0: tensor<0x4xf32>) -> tensor<0x4xf32> {
+func.func @remove_dead_zero_sized_tensor_ops_zero_element_add_becomes_empty_constant(%arg0: tensor<0x4xf32>) -> tensor<0x4xf32> {
   %0 = stablehlo.add %arg0, %arg0 : tensor<0x4xf32>
   return %0 : tensor<0x4xf32>
 }
 
 // -----
 
-// Only the main function is rewritten by default (the seed's scope).
+// The pass acts on @main only (the seed's scope; all-functions=false): the private
+// @helper keeps its get_dimension_size, @main's folds to a constant.
 // CHECK-LABEL: func.func private @helper
 // CHECK:         stablehlo.get_dimension_size
 // CHECK-LABEL: func.func @main
@@ -311,9 +312,9 @@ func.func @main(%arg0: tensor<3xf32>) -> tensor<i32> {
 
 // replaceBroadcastsWithBroadcastInDim no-match: a dynamic result (broadcast_in_dim needs a
 // static one); found by the shared-corpus sweep.
-// CHECK-LABEL: func.func @replace_broadcasts_with_broadcast_in_dim_no_match_dynamic_result_broadcast_dim
+// CHECK-LABEL: func.func @replace_broadcasts_with_broadcast_in_dim_no_match_dynamic_result
 // CHECK:         stablehlo.broadcast %arg0, sizes = [20]
-func.func @replace_broadcasts_with_broadcast_in_dim_no_match_dynamic_result_broadcast_dim(%arg0: tensor<?x3xf32>) -> tensor<20x?x3xf32> {
+func.func @replace_broadcasts_with_broadcast_in_dim_no_match_dynamic_result(%arg0: tensor<?x3xf32>) -> tensor<20x?x3xf32> {
   %0 = stablehlo.broadcast %arg0, sizes = [20] : (tensor<?x3xf32>) -> tensor<20x?x3xf32>
   return %0 : tensor<20x?x3xf32>
 }

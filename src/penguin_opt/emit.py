@@ -1,0 +1,364 @@
+"""Output users can run: the module as MLIR, or as a program XLA and jax take as it is.
+
+:func:`render` prints a ``builtin.module`` after penguin-opt's pipeline as one of
+:data:`EMIT_KINDS`:
+
+* ``mlir``: MLIR text, as penguin-opt always printed it (penguin-form sorts in generic
+  form, so that they read back; :func:`penguin_opt.io.module_text`).
+* ``bytecode``: MLIR bytecode (penguin-form sorts as stand-ins that read back).
+* ``executable``: the same program as StableHLO text that jax/XLA compile and the
+  StableHLO reference interpreter runs. On a clone (the caller's module never changes),
+  every penguin-form sort gets its index ramp back (``penguin_sort.expand``: exactly the
+  argsort before fuseIotaSort), and a module holding MHLO is legalized to StableHLO by the
+  native ``hlo-legalize-to-stablehlo``, run as the pipeline runs it (in a child process:
+  it can abort); a module without ``@main`` whose only public function is ``@f`` gets it
+  renamed ``@main`` (what XLA, jax and the interpreter run; calls follow). Nothing else
+  changes:
+
+  * an MHLO op StableHLO has no op for becomes ``stablehlo.custom_call @mhlo.<op>``
+    (that pass's own encoding, e.g. ``mhlo.topk``: XLA and jax run it, the interpreter
+    does not); one the pass cannot encode (``mhlo.copy``) is an :class:`EmitError`;
+  * CHLO stays CHLO: XLA and jax take it, and decomposing it would change how e.g.
+    ``chlo.erf`` rounds (the interpreter runs it after ``chlo-legalize-to-stablehlo``,
+    as ``penguin-check`` does);
+  * ops of other registered dialects stay as they are: XLA's converter takes some
+    (``arith.constant`` of a tensor, Shardy's ``sdy`` ops) and refuses others
+    (``arith.addf``, ``tensor.insert_slice``), which ``hlo-text``/``hlo-proto`` then name;
+  * an op of an unregistered dialect is an :class:`EmitError` (nothing runs it, and the
+    text would not even parse without ``--allow-unregistered-dialect``).
+* ``hlo-text`` / ``hlo-proto``: the executable form through XLA's own MLIR->HLO
+  converter (jaxlib's, which ``jax.jit(f).lower(x).compiler_ir("hlo")`` uses), run in a
+  child process (``penguin_opt.isolated``) because it ends the process on some programs
+  (measured on jaxlib 0.9.2 to 0.12.0.1: SIGSEGV on a convert of a complex constant to a
+  real type and on a recursive call, SIGFPE on an integer division of constants by zero
+  before 0.12, a CHECK failure on an ``f6E2M3FN`` constant from 0.10 on): HLO text with
+  every constant printed in full (so that it reads back) or a serialized
+  ``HloModuleProto`` (bytes); ``penguin-opt`` reads both back.
+  The entry computation is ``@main`` (a module with neither it nor exactly one public
+  function is an error). What HLO cannot express, any converter failure and a converter
+  crash are an :class:`EmitError` (naming the op the converter names); what the converter
+  logs to stderr never reaches the terminal.
+
+An :class:`EmitError` is one line, ``file:line:col: error: cannot emit ...``, at the op at
+fault when it has a location (``name``, the input's name, otherwise).
+"""
+
+from __future__ import annotations
+
+import io as _io
+import os
+import re
+import tempfile
+from collections.abc import Callable
+
+from jaxlib.mlir import ir
+
+from .cli_common import one_line
+from .io import module_bytecode, module_text
+
+EMIT_KINDS = ("mlir", "bytecode", "executable", "hlo-text", "hlo-proto")
+BINARY_KINDS = frozenset({"bytecode", "hlo-proto"})  # render() returns bytes for these
+
+_WHAT = {"executable": "executable StableHLO", "hlo-text": "HLO", "hlo-proto": "HLO"}
+
+
+class EmitError(Exception):
+    """The module cannot be rendered in the asked form; the message is one line,
+    ``file:line:col: error: cannot emit ...``, naming the op at fault."""
+
+
+def render(
+    module: ir.Operation,
+    kind: str,
+    *,
+    generic: bool = False,
+    debug_info: bool = False,
+    large_elements_limit: int | None = None,
+    name: str = "-",
+) -> str | bytes:
+    """``module`` (a ``builtin.module`` or its ``ir.Module``) as ``kind``, one of
+    :data:`EMIT_KINDS`: ``str``, or ``bytes`` for :data:`BINARY_KINDS`.
+
+    ``generic``, ``debug_info`` and ``large_elements_limit`` shape MLIR text (``mlir``,
+    ``executable``; elided constants do not read back); the HLO kinds ignore them (XLA
+    keeps the ops' locations as op metadata). ``name``: what an error calls the input when
+    the op at fault has no location. Raises :class:`EmitError`, or ValueError for an
+    unknown ``kind``; ``module`` is never changed."""
+    if kind not in EMIT_KINDS:
+        raise ValueError(f"unknown output kind '{kind}' ({', '.join(EMIT_KINDS)})")
+    module = module.operation
+    with module.context, ir.Location.unknown(module.context):
+        if kind == "mlir":
+            return module_text(
+                module,
+                generic=generic,
+                debug_info=debug_info,
+                large_elements_limit=large_elements_limit,
+            )
+        if kind == "bytecode":
+            return module_bytecode(module)
+        program = executable_module(module, name, _WHAT[kind])
+        try:
+            if kind == "executable":
+                return module_text(
+                    program,
+                    generic=generic,
+                    debug_info=debug_info,
+                    large_elements_limit=large_elements_limit,
+                )
+            return _hlo(program, kind, name)
+        finally:
+            program.erase()
+
+
+def executable_module(
+    module: ir.Operation, name: str = "-", what: str = "executable StableHLO"
+) -> ir.Operation:
+    """A new ``builtin.module`` for the caller to erase: ``module`` with its penguin-form
+    sorts expanded and its MHLO legalized to StableHLO, verified. Raises EmitError
+    (``cannot emit <what>: ...``)."""
+    from .penguin_sort import expand
+
+    module = module.operation
+    program = module.clone()
+    try:
+        with module.context, ir.Location.unknown(module.context):
+            expand(program)
+            _check_registered(program, name, what)
+            if _holds_mhlo(program):
+                _legalize_mhlo(program, name, what)
+            try:
+                program.verify()
+            except ir.MLIRError as err:
+                raise EmitError(_mlir_failure(err, name, what)) from None
+            _entry_named_main(program)
+    except BaseException:
+        program.erase()
+        raise
+    return program
+
+
+def _entry_named_main(program: ir.Operation) -> bool:
+    """Rename the entry function (``@main``, else the only public one) ``@main``, with
+    every call to it; False when there is none."""
+    from .ir_util import entry_function, symbol_name
+
+    entry, _ = entry_function(program)
+    if entry is None:
+        return False
+    entry_name = symbol_name(entry)
+    if entry_name != "main":
+        ir.SymbolTable.replace_all_symbol_uses(entry_name, "main", program)
+        entry.attributes["sym_name"] = ir.StringAttr.get("main")
+    return True
+
+
+def _check_registered(program: ir.Operation, name: str, what: str) -> None:
+    """EmitError for the first op (in program order) of an unregistered dialect."""
+    ctx = program.context
+    op = _first_op(program, lambda op: not ctx.is_registered_operation(op.name))
+    if op is not None:
+        raise EmitError(
+            f"{_where(op.location, name)}: error: cannot emit {what}: "
+            f"'{op.name}' is not a registered operation (no dialect penguin-opt "
+            "knows, nor XLA)"
+        )
+
+
+def _holds_mhlo(program: ir.Operation) -> bool:
+    """An MHLO op, or an MHLO type in a function's signature (``!mhlo.token``)."""
+    from .ir_util import functions
+
+    if _first_op(program, lambda op: op.name.startswith("mhlo.")) is not None:
+        return True
+    return any("!mhlo." in str(f.attributes["function_type"]) for f in functions(program))
+
+
+def _legalize_mhlo(program: ir.Operation, name: str, what: str) -> None:
+    """``hlo-legalize-to-stablehlo`` the way the pipeline runs it: in a child process
+    (``native_child.ABORTING_PASSES``), an abort or a failure one line."""
+    from .passes.base import PassError
+    from .pipeline import Pipeline
+
+    try:
+        Pipeline("hlo-legalize-to-stablehlo").run(program)
+    except ir.MLIRError as err:
+        raise EmitError(_mlir_failure(err, name, what)) from None
+    except PassError as err:  # the pass aborted the child process
+        where = _where_text(err.diagnostic.location, name)
+        raise EmitError(f"{where}: error: cannot emit {what}: {err.diagnostic.message}") from None
+
+
+# ": %0 = "mhlo.copy"(%arg0) ...": the op MLIR prints after some messages
+_OP_DUMP = re.compile(r':\s+(?:%[^"]*=\s*)?"[\w.$-]+"\(.*$')
+
+
+def _mlir_failure(err: ir.MLIRError, name: str, what: str) -> str:
+    """MLIR's first error as one line, at its location, without the op dump."""
+    diagnostics = list(getattr(err, "error_diagnostics", []) or [])
+    if not diagnostics:
+        return f"{name}: error: cannot emit {what}: {one_line(err)}"
+    diag = diagnostics[0]
+    message = _OP_DUMP.sub("", one_line(diag.message))
+    return f"{_where(diag.location, name)}: error: cannot emit {what}: {message}"
+
+
+def _first_op(root: ir.Operation, predicate: Callable[[ir.Operation], bool]) -> ir.Operation | None:
+    """The first op under ``root`` (``root`` included, pre-order) ``predicate`` holds for."""
+    found: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if predicate(op):
+            found.append(op)
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+
+    root.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found[0] if found else None
+
+
+def _where(loc: ir.Location, name: str) -> str:
+    return _where_text(str(loc), name)
+
+
+def _where_text(loc: str, name: str) -> str:
+    """``file:line:col`` of a location's text; ``name`` for MLIR's nameless buffer ``-``
+    and for a location that names no file."""
+    from .passes.base import location_triple_text
+
+    return location_triple_text(loc, name) or name
+
+
+# ---------------------------------------------------------------------------- HLO
+
+
+_CHILD = "hlo-converter"  # the isolated child process XLA's converter runs in
+
+
+def _hlo(program: ir.Operation, kind: str, name: str) -> str | bytes:
+    """``kind`` (hlo-text, hlo-proto) of the executable form, from XLA's converter."""
+    from . import isolated
+
+    if not _entry_named_main(program):  # the converter's entry computation is @main
+        raise EmitError(
+            f"{name}: error: cannot emit HLO: no @main function (and not "
+            "exactly one public function)"
+        )
+    buffer = _io.BytesIO()
+    program.write_bytecode(buffer)  # bytecode: the ops' locations travel with it
+    fd, log = tempfile.mkstemp(prefix="penguin-opt-hlo-", suffix=".log")
+    os.close(fd)
+    try:
+        ok, result = isolated.call(_CHILD, _convert_in_child, buffer.getvalue(), kind, log)
+    except isolated.ChildDied:
+        reason = _crash_reason(log)
+        raise EmitError(
+            f"{name}: error: cannot emit HLO: XLA's MLIR->HLO converter crashed "
+            f"on this program{f' ({reason})' if reason else ''}"
+        ) from None
+    finally:
+        os.unlink(log)
+    if not ok:
+        raise EmitError(_converter_failure(result, program, name))
+    return result
+
+
+def _convert_in_child(bytecode: bytes, kind: str, log: str) -> tuple[bool, str | bytes]:
+    """Child-process body: (True, the output) or (False, the converter's error). What
+    native code writes to stderr (absl logs, a CHECK failure) goes to the file ``log``,
+    which the parent reads when the process dies."""
+    import sys
+
+    from ._compat import mlir_to_xla_computation
+
+    sys.stderr.flush()
+    sink = os.open(log, os.O_WRONLY | os.O_TRUNC)
+    saved = os.dup(2)
+    os.dup2(sink, 2)
+    try:
+        computation = mlir_to_xla_computation(bytecode)
+        if kind == "hlo-text":
+            return True, computation.as_hlo_text(print_large_constants=True)
+        return True, computation.as_serialized_hlo_module_proto()
+    except Exception as err:  # XLA status errors
+        return False, str(err)
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(sink)
+
+
+# absl's log prefix: "F1201 14:20:11.776846   29897 array.h:316] "
+_ABSL_PREFIX = re.compile(r"^[FE]\d{4} [\d:.]+\s+\d+ [^\]]*\] ")
+
+
+def _crash_reason(log: str) -> str:
+    """The fatal line the dead child's converter logged (a CHECK failure, LLVM ERROR)."""
+    try:
+        with open(log, errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return ""
+    for line in lines:
+        if (line.startswith("F") and _ABSL_PREFIX.match(line)) or "LLVM ERROR" in line:
+            return one_line(_ABSL_PREFIX.sub("", line), 300)
+    return ""
+
+
+_STATUS = re.compile(r"^[A-Z_]+: ")  # absl status codes: "UNKNOWN: ", "INVALID_ARGUMENT: "
+_DIAGNOSTIC = re.compile(r"^(?P<where>.*?):? ?error: (?P<message>.*)$")
+_OP_NAMED = re.compile(r"'([\w$.-]+)' op\b")
+_FILE_LINE_COL = re.compile(r'"?(?P<file>[^"]*?)"?:(?P<line>\d+):(?P<col>\d+)')
+
+
+def _converter_failure(text: str, program: ir.Operation, name: str) -> str:
+    """One line from the converter's status message: its first error, at the location it
+    gives, or else at the first op of the name it gives."""
+    lines = [_STATUS.sub("", line, count=1).strip() for line in text.splitlines()]
+    first = next(
+        (line for line in lines if "error:" in line),
+        next((line for line in lines if line), "the converter failed"),
+    )
+    match = _DIAGNOSTIC.match(first)
+    where, message = (match.group("where"), match.group("message")) if match else ("", first)
+    where = _converter_location(where)
+    message = _without_location_prefix(message)
+    named = _OP_NAMED.search(message)
+    if where is None and named is not None:
+        wanted = named.group(1)
+        op = _first_op(program, lambda op: op.name == wanted)
+        where = _where(op.location, name) if op is not None else None
+    return f"{where or name}: error: cannot emit HLO: {one_line(message)}"
+
+
+def _without_location_prefix(message: str) -> str:
+    """The message without the ``loc("jit(f)/add"): `` MLIR puts first when the location
+    names no file."""
+    if not message.startswith("loc("):
+        return message
+    depth = 0
+    for index, char in enumerate(message):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth == 0 and char == ")":
+            return message[index + 1 :].lstrip(": ") or message
+    return message
+
+
+def _converter_location(where: str) -> str | None:
+    """``file:line:col`` of the converter's diagnostic, None when it names no file (an
+    unknown location, MLIR's nameless buffer ``-``)."""
+    match = _FILE_LINE_COL.fullmatch(where.strip())
+    if match is None or match.group("file") in ("", "-", "<unknown>"):
+        return None
+    if match.group("line") == "0":
+        return match.group("file")
+    return f"{match.group('file')}:{match.group('line')}:{match.group('col')}"
+
+
+__all__ = [
+    "BINARY_KINDS",
+    "EMIT_KINDS",
+    "EmitError",
+    "executable_module",
+    "render",
+]
