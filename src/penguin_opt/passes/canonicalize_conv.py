@@ -287,6 +287,9 @@ class _Builder(_Memo):
         self._lists: dict[tuple[int, ...], ir.Attribute] = {}
         self._types: dict[tuple, ir.Type] = {}
         self._zeros: dict[ir.Type, ir.Attribute] = {}
+        self._slice_attributes: dict[_Slice, dict[str, ir.Attribute]] = {}
+        # explicitlyStride's partial convs per geometry (ExplicitlyStride._plan)
+        self.stride_plans: dict[ConvGeometry, tuple] = {}
         self._ip: ir.InsertionPoint | None = None
         self._loc: ir.Location | None = None
 
@@ -342,32 +345,40 @@ class _Builder(_Memo):
             self._zeros[element] = attr
         return attr
 
-    def slice(
-        self,
-        value: ir.Value,
-        shape: Sequence[int],
-        element: ir.Type,
-        starts: Sequence[int],
-        limits: Sequence[int],
-        strides: Sequence[int],
-    ) -> ir.Value:
-        """``slice(value)`` (``value`` of static ``shape``), or ``value`` itself when the
-        slice is the identity."""
+    def sliced(self, value: ir.Value, spec: _Slice | None, element: ir.Type) -> ir.Value:
+        """``slice(value)`` as ``spec`` says (of ``element`` type), or ``value`` itself when
+        ``spec`` is None (the identity)."""
+        if spec is None:
+            return value
+        attributes = self._slice_attributes.get(spec)
+        if attributes is None:
+            attributes = self._slice_attributes[spec] = {
+                "start_indices": self.i64_list(spec.starts),
+                "limit_indices": self.i64_list(spec.limits),
+                "strides": self.i64_list(spec.strides),
+            }
+        return self.create("slice", [self.tensor(spec.shape, element)], [value], attributes).result
+
+
+@dataclass(frozen=True)
+class _Slice:
+    """A slice's bounds and its result shape."""
+
+    starts: tuple[int, ...]
+    limits: tuple[int, ...]
+    strides: tuple[int, ...]
+    shape: tuple[int, ...]
+
+    @staticmethod
+    def of(
+        shape: Sequence[int], starts: Sequence[int], limits: Sequence[int], strides: Sequence[int]
+    ) -> _Slice | None:
+        """The slice of an operand of static ``shape``; None when it is the identity."""
         bounds = zip(starts, limits, strides, shape, strict=True)
         if all((s, lim, st) == (0, n, 1) for s, lim, st, n in bounds):
-            return value
+            return None
         out = [-(-(lim - s) // st) for s, lim, st in zip(starts, limits, strides, strict=True)]
-        op = self.create(
-            "slice",
-            [self.tensor(out, element)],
-            [value],
-            {
-                "start_indices": self.i64_list(starts),
-                "limit_indices": self.i64_list(limits),
-                "strides": self.i64_list(strides),
-            },
-        )
-        return op.result
+        return _Slice(tuple(starts), tuple(limits), tuple(strides), tuple(out))
 
 
 def _strided_range(start: int, count: int, stride: int, extent: int) -> tuple[int, int]:
@@ -585,6 +596,41 @@ class ExplicitlyStride(_ConvRewriter):
         if any(p != (0, 0) for p in g.padding) or any(dil != 1 for dil in g.lhs_dilation):
             # unreachable after explicitlyPad; kept as a guard
             return conv, "implicit-padding", g
+        plan = b.stride_plans.get(g)
+        if plan is None:
+            plan = b.stride_plans[g] = self._plan(g)
+        result_type = conv.results[0].type
+        if len(plan) > 1:
+            reason = b.inexact_sum(conv)
+            if reason is not None:
+                return conv, reason, g
+        b.before(conv)
+        lhs, rhs = conv.operands
+        lhs_element, rhs_element = b.element(lhs.type), b.element(rhs.type)
+        base = attrs_of(conv)
+        keep_dilation = "rhs_dilation" in base
+        base["window_strides"] = b.i64_list([1] * len(g.strides))
+        total = None
+        for x_slice, w_slice, dilation in plan:
+            x = b.sliced(lhs, x_slice, lhs_element)
+            w = b.sliced(rhs, w_slice, rhs_element)
+            attributes = dict(base)
+            if keep_dilation or any(r != 1 for r in dilation):
+                attributes["rhs_dilation"] = b.i64_list(dilation)
+            part = b.create("convolution", [result_type], [x, w], attributes).result
+            total = (
+                part if total is None else b.create("add", [result_type], [total, part], {}).result
+            )
+        sweep.replace(conv, [total])
+        return total.owner, None, None
+
+    @classmethod
+    def _plan(
+        cls, g: ConvGeometry
+    ) -> tuple[tuple[_Slice | None, _Slice | None, tuple[int, ...]], ...]:
+        """Per partial conv: its lhs slice, its kernel slice (None: the operand itself) and
+        its rhs_dilation. Depends on the geometry alone, so a pass run plans each geometry
+        once (programs repeat their convolution shapes)."""
         per_dim = [
             _dim_phases(n, k, o, s, r, rev)
             for n, k, o, s, r, rev in zip(
@@ -597,33 +643,14 @@ class ExplicitlyStride(_ConvRewriter):
                 strict=True,
             )
         ]
-        phases = list(itertools.product(*per_dim))
-        result_type = conv.results[0].type
-        if len(phases) > 1:
-            reason = b.inexact_sum(conv)
-            if reason is not None:
-                return conv, reason, g
-        b.before(conv)
-        lhs, rhs = conv.operands
-        lhs_element, rhs_element = b.element(lhs.type), b.element(rhs.type)
-        base = attrs_of(conv)
-        keep_dilation = "rhs_dilation" in base
-        unit = b.i64_list([1] * len(g.strides))
-        total = None
-        for phase in phases:
-            x = b.slice(lhs, g.lhs_shape, lhs_element, *self._input_slice(g, phase))
-            w = b.slice(rhs, g.rhs_shape, rhs_element, *self._kernel_slice(g, phase))
-            attributes = dict(base)
-            attributes["window_strides"] = unit
-            dilation = [p.rhs_dilation for p in phase]
-            if keep_dilation or any(r != 1 for r in dilation):
-                attributes["rhs_dilation"] = b.i64_list(dilation)
-            part = b.create("convolution", [result_type], [x, w], attributes).result
-            total = (
-                part if total is None else b.create("add", [result_type], [total, part], {}).result
+        return tuple(
+            (
+                _Slice.of(g.lhs_shape, *cls._input_slice(g, phase)),
+                _Slice.of(g.rhs_shape, *cls._kernel_slice(g, phase)),
+                tuple(p.rhs_dilation for p in phase),
             )
-        sweep.replace(conv, [total])
-        return total.owner, None, None
+            for phase in itertools.product(*per_dim)
+        )
 
     @staticmethod
     def _input_slice(
