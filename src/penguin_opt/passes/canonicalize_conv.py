@@ -290,6 +290,7 @@ class _Builder(_Memo):
         self._slice_attributes: dict[_Slice, dict[str, ir.Attribute]] = {}
         # explicitlyStride's partial convs per geometry (ExplicitlyStride._plan)
         self.stride_plans: dict[ConvGeometry, tuple] = {}
+        self.pad_plans: dict[ConvGeometry, _PadPlan] = {}  # explicitlyPad's, likewise
         self._ip: ir.InsertionPoint | None = None
         self._loc: ir.Location | None = None
 
@@ -448,13 +449,33 @@ class ExplicitlyPad(_ConvRewriter):
         b = builder if builder is not None else _Builder(sweep)
         if g is None:
             g = conv_geometry(conv, sweep.dialect, b)
-        interior = [dil - 1 for dil in g.lhs_dilation]
-        if all(p == (0, 0) for p in g.padding) and not any(interior):
+        if all(p == (0, 0) for p in g.padding) and all(dil == 1 for dil in g.lhs_dilation):
             return conv, "zero-padding", g
+        plan = b.pad_plans.get(g)
+        if plan is None:
+            plan = b.pad_plans[g] = self._plan(g, b)
         operands = conv.operands
         lhs = operands[0]
         element = b.element(lhs.type)
         zero = b.zero(conv, element)
+        b.before(conv)
+        cst = b.create("constant", [zero.type], [], {"value": zero})
+        pad = b.create(
+            "pad", [b.tensor(plan.padded.lhs_shape, element)], [lhs, cst.result], plan.pad
+        )
+        attributes = attrs_of(conv)
+        attributes["padding"] = plan.no_padding
+        if "lhs_dilation" in attributes or plan.dilated:
+            attributes["lhs_dilation"] = plan.no_dilation
+        result = conv.results[0]
+        new = b.create("convolution", [result.type], [pad.result, operands[1]], attributes)
+        sweep.replace(conv, [new.result])
+        return new, None, plan.padded
+
+    @staticmethod
+    def _plan(g: ConvGeometry, b: _Builder) -> _PadPlan:
+        """The pad of a conv of geometry ``g`` (planned once per geometry per run)."""
+        interior = [dil - 1 for dil in g.lhs_dilation]
         rank = len(g.lhs_shape)
         low, high, inner = [0] * rank, [0] * rank, [0] * rank
         for i, dim in enumerate(g.input_spatial):
@@ -464,31 +485,34 @@ class ExplicitlyPad(_ConvRewriter):
             n + lo + hi + max(n - 1, 0) * k
             for n, lo, hi, k in zip(g.lhs_shape, low, high, inner, strict=True)
         )
-        b.before(conv)
-        cst = b.create("constant", [zero.type], [], {"value": zero})
-        pad = b.create(
-            "pad",
-            [b.tensor(padded_shape, element)],
-            [lhs, cst.result],
-            {
+        n = len(g.input_spatial)
+        return _PadPlan(
+            pad={
                 "edge_padding_low": b.i64_list(low),
                 "edge_padding_high": b.i64_list(high),
                 "interior_padding": b.i64_list(inner),
             },
+            no_padding=i64_matrix([[0, 0]] * n),
+            no_dilation=b.i64_list([1] * n),
+            dilated=any(interior),
+            # The geometry conv_geometry(new conv) reads: the padded lhs, no padding, no
+            # dilation.
+            padded=dataclasses.replace(
+                g, lhs_shape=padded_shape, padding=((0, 0),) * n, lhs_dilation=(1,) * n
+            ),
         )
-        n = len(g.input_spatial)
-        attributes = attrs_of(conv)
-        attributes["padding"] = i64_matrix([[0, 0]] * n)
-        if "lhs_dilation" in attributes or any(interior):
-            attributes["lhs_dilation"] = b.i64_list([1] * n)
-        result = conv.results[0]
-        new = b.create("convolution", [result.type], [pad.result, operands[1]], attributes)
-        sweep.replace(conv, [new.result])
-        # The geometry conv_geometry(new) reads: the padded lhs, no padding, no dilation.
-        padded = dataclasses.replace(
-            g, lhs_shape=padded_shape, padding=((0, 0),) * n, lhs_dilation=(1,) * n
-        )
-        return new, None, padded
+
+
+@dataclass(frozen=True)
+class _PadPlan:
+    """What explicitlyPad builds for one conv geometry: the pad's attributes, the new
+    conv's padding and lhs_dilation, and its geometry."""
+
+    pad: dict[str, ir.Attribute]
+    no_padding: ir.Attribute
+    no_dilation: ir.Attribute
+    dilated: bool
+    padded: ConvGeometry
 
 
 def _zero(conv: ir.Operation, element: ir.Type) -> np.ndarray:
