@@ -922,6 +922,23 @@ def _check(
 AUTO_XLA_WORK = 5_000_000
 
 
+_OTHER = {"interpreter": ("xla", "XLA"), "xla": ("interpreter", "the interpreter")}
+
+
+def _other_oracle(
+    run: Callable[[str], Report], first: str, err: NotCheckable, tried: str
+) -> Report:
+    """The other oracle's report when ``first`` could not run the program (``err``),
+    noting that ``tried`` could not; NotCheckable with both reasons if neither can."""
+    second, decider = _OTHER[first]
+    try:
+        report = run(second)
+    except NotCheckable as err2:
+        raise NotCheckable(f"{first}: {err}; {second}: {err2}") from None
+    report.note = f"{tried} could not run it ({err}); {decider} decided"
+    return report
+
+
 def _check_auto(run: Callable[[str], Report], work: int) -> Report:
     """``oracle="auto"``: the interpreter, or XLA for a program of more than
     ``AUTO_XLA_WORK`` element operations; the other oracle when the first cannot run the
@@ -932,22 +949,12 @@ def _check_auto(run: Callable[[str], Report], work: int) -> Report:
         try:
             return run("interpreter")
         except NotCheckable as err:
-            try:
-                report = run("xla")
-            except NotCheckable as err2:
-                raise NotCheckable(f"interpreter: {err}; xla: {err2}") from None
-            report.note = f"interpreter could not run it ({err}); XLA decided"
-            return report
+            return _other_oracle(run, "interpreter", err, "interpreter")
     why = f"auto: XLA for {work:.2g} element operations (more than {AUTO_XLA_WORK:,})"
     try:
         report = run("xla")
     except NotCheckable as err:
-        try:
-            report = run("interpreter")
-        except NotCheckable as err2:
-            raise NotCheckable(f"xla: {err}; interpreter: {err2}") from None
-        report.note = f"{why} could not run it ({err}); the interpreter decided"
-        return report
+        return _other_oracle(run, "xla", err, why)
     if report.ok:
         report.note = why
         return report
