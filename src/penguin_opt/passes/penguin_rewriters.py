@@ -56,7 +56,9 @@ def _readable_constant(
     src = sweep.defining_op(value)
     if src is None or not sweep.dialect.is_op(src, "constant"):
         return None
-    key = type_key(ir.ShapedType(src.result.type).element_type)
+    key = sweep.type_info(src.result.type)[0]
+    if key is None:
+        return None
     if key.startswith("complex"):
         read = _dense_constant(value, sweep)
         return None if read is None else (read[0], read[1], None, key)
@@ -159,16 +161,20 @@ class CanonicalizeTupleOp(Rewriter):
     root = "get_tuple_element"
 
     def run(self, ops: list[ir.Operation], sweep: Sweep) -> None:
-        self._producers: list[ir.Operation] = []
+        # The tuples to erase if left unused, one object per tuple (by address: each is
+        # alive until popped, and erasing one never brings it back).
+        self._producers: dict[int, ir.Operation] = {}
         super().run(ops, sweep)
         pending = self._producers
         while pending:
-            tup = pending.pop()
-            if sweep.is_erased(tup) or has_uses(tup):
+            _, tup = pending.popitem()
+            if has_uses(tup):
                 continue
             feeders = [sweep.defining_op(v) for v in tup.operands]
             sweep.erase(tup)
-            pending.extend(f for f in feeders if f is not None and sweep.dialect.is_op(f, "tuple"))
+            for f in feeders:
+                if f is not None and sweep.dialect.is_op(f, "tuple"):
+                    pending.setdefault(op_id(f), f)
 
     def rewrite(self, op: ir.Operation, sweep: Sweep) -> str | None:
         producer = sweep.defining_op(op.operands[0])
@@ -176,7 +182,7 @@ class CanonicalizeTupleOp(Rewriter):
             return "operand-not-tuple"
         index = int(ir.IntegerAttr(op.attributes["index"]).value)
         sweep.replace(op, [producer.operands[index]])
-        self._producers.append(producer)
+        self._producers.setdefault(op_id(producer), producer)
         return None
 
 
@@ -233,14 +239,14 @@ class ReplaceConvertsWithConstants(Rewriter):
             return "operand-not-constant"
         src, values, src_attr, src_key = readable
         result_type = op.result.type
-        dst_key = type_key(ir.ShapedType(result_type).element_type)
+        dst_key, result_shape = sweep.type_info(result_type)
         key = _fold_key(self.name, src_attr, src_key, result_type, dst_key)
         attr = sweep.folds.get(key) if key else None  # the same convert folded before
         if attr is None:
             values = _values(src, values)
             if values is None:
                 return "operand-not-constant"
-            if static_shape(result_type) is None:
+            if result_shape is None:
                 return "dynamic-shape"
             try:
                 if not E8M0_CONVERTS_AS_MODELLED and "f8E8M0FNU" in (src_key, dst_key):
@@ -447,7 +453,7 @@ class ReplaceBroadcastsWithBroadcastInDim(Rewriter):
         if not isinstance(operand_type, ir.RankedTensorType):
             return "unranked-operand"
         result_type = op.result.type
-        if static_shape(result_type) is None:
+        if sweep.type_info(result_type)[1] is None:
             return "dynamic-shape"  # broadcast_in_dim requires a static result
         if _readable_constant(operand, sweep) is None:
             sweep.remark(op, "broadcast operand is not a constant; converted anyway")
@@ -493,7 +499,7 @@ class ReplaceBroadcastInDimWithConstants(Rewriter):
             return "operand-not-constant"
         src, values, src_attr, src_key = readable
         result_type = op.result.type
-        out_shape = static_shape(result_type)
+        out_shape = sweep.type_info(result_type)[1]
         if out_shape is None:
             return "dynamic-shape"
         if math.prod(out_shape) > self.budget:
@@ -782,7 +788,10 @@ class RemoveDeadZeroSizedTensorOps(Rewriter):
         for reason, count in scan.skipped.items():
             if count:
                 stats.skipped[reason] += count
-        candidates = scan.candidates
+        # The scan's objects: a worklist may hold others for the same ops, so each is
+        # swapped for the sweep's before any is erased (erasing an op with regions erases
+        # the ops in them too).
+        candidates = [sweep.canonical(op) for op in scan.candidates]
         if len(candidates) > 1:
             candidates.sort(key=_depth, reverse=True)
         for op in candidates:

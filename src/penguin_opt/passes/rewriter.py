@@ -48,6 +48,7 @@ class Rewriter:
         recorder = sweep.state.recorder
         if recorder is not None:
             seen, sweep.created_log = recorder.before(op), []
+        sweep.current = op  # the worklist's object: erased through itself
         try:
             reason = self.rewrite(op, sweep)
         except UnreadableAttribute:  # raised before any change: the op stays as it is

@@ -17,7 +17,8 @@ from jaxlib.mlir import ir
 
 from .._compat import op_id, rewrite
 from ..dialect import Dialect
-from ..ir_util import defining_op_of, replace_op
+from ..elements import type_key
+from ..ir_util import defining_op_of, replace_op, static_shape
 from .base import RewriterStats, RunState, Severity
 
 
@@ -53,12 +54,17 @@ class Sweep:
     pass_name: str
     state: RunState
     worklists: dict[str, list[ir.Operation]]
-    # The bindings hand out a fresh Python object per access to an op; erasing through
-    # one leaves the others dangling (touching them can crash the process). So every op
-    # a rewriter may erase is reached through one canonical object per op, keyed by the
-    # op's address (_compat.op_id; hash(op) changes when an operand or attribute does);
-    # erasing invalidates that object, which is how is_erased() knows.
-    _objects: dict[int, ir.Operation] = field(default_factory=dict)
+    # The bindings hand out a fresh Python object per access to an op, and erasing through
+    # one leaves the others dangling (touching them can crash the process). The worklists'
+    # objects are the ones that outlive a rewrite, so an op is erased either through the
+    # object its rewriter is visiting (``current``) or through the worklist's object for it
+    # (``canonical``: found by the op's address, _compat.op_id, as hash(op) changes when an
+    # operand or attribute does); erasing invalidates that object, which is how
+    # is_erased() knows. Ops of kinds no worklist holds are erased through any object.
+    current: ir.Operation | None = None
+    # Per root op name, the worklist's live objects by address: built the first time an
+    # op of that name is reached other than by visiting it (most runs never need one).
+    _index: dict[str, dict[int, ir.Operation]] = field(default_factory=dict)
     # Folded attributes by what they depend on (see penguin_rewriters._fold_key).
     folds: dict[tuple, ir.Attribute] = field(default_factory=dict)
     # Attributes and types the rewriters build, by what they are built from (attributes
@@ -66,26 +72,39 @@ class Sweep:
     memo: dict[tuple, object] = field(default_factory=dict)
     # Ops created since the rewrite being recorded began (remarks: None when not asked).
     created_log: list[ir.Operation] | None = None
-
-    def __post_init__(self) -> None:
-        self.worklists = {k: [self.canon(op) for op in v] for k, v in self.worklists.items()}
+    # type_info per type (types are uniqued: a type is its own key)
+    _types: dict[ir.Type, tuple[str | None, tuple[int, ...] | None]] = field(default_factory=dict)
 
     def stats(self, rewriter: str) -> RewriterStats:
         return self.state.rewriter(self.pass_name, rewriter)
 
-    def canon(self, op: ir.Operation | None) -> ir.Operation | None:
-        """The one Python object this sweep uses for ``op``."""
-        if op is None:
-            return None
-        key = op_id(op)
-        known = self._objects.get(key)
-        if known is None or self.is_erased(known):  # new, or an erased op's reused address
-            self._objects[key] = op
+    def canonical(self, op: ir.Operation) -> ir.Operation:
+        """The object the worklists hold for ``op`` (``op`` itself when no worklist holds
+        ops of its kind, or none holds this one)."""
+        if not self.worklists:
             return op
-        return known
+        name = op.name
+        worklist = self.worklists.get(name)
+        if worklist is None:
+            return op
+        index = self._index.get(name)
+        if index is None:  # erased entries are invalidated; the live ones have addresses
+            index = {op_id(o): o for o in worklist if not self.is_erased(o)}
+            self._index[name] = index
+        return index.setdefault(op_id(op), op)
 
-    def defining_op(self, value: ir.Value) -> ir.Operation | None:
-        return self.canon(defining_op_of(value))
+    def type_info(self, t: ir.Type) -> tuple[str | None, tuple[int, ...] | None]:
+        """(``t``'s element type key, ``t``'s static shape), read once per type per run:
+        the key is None unless ``t`` is shaped, the shape None unless ``t`` is a ranked
+        tensor type with static dims."""
+        info = self._types.get(t)
+        if info is None:
+            key = type_key(ir.ShapedType(t).element_type) if isinstance(t, ir.ShapedType) else None
+            info = self._types[t] = (key, static_shape(t))
+        return info
+
+    # The producer of a value, for reading (erase() finds the worklists' object itself).
+    defining_op = staticmethod(defining_op_of)
 
     @staticmethod
     def is_erased(op: ir.Operation) -> bool:
@@ -98,12 +117,16 @@ class Sweep:
     def created(self, op: ir.Operation, name: str | None = None) -> ir.Operation:
         """Register a new op (named ``name``, if the caller knows) so later rewriters of
         its kind see it."""
-        self._objects[op_id(op)] = op
         if self.created_log is not None:
             self.created_log.append(op)
-        worklist = self.worklists.get(op.name if name is None else name)
-        if worklist is not None:
-            worklist.append(op)
+        if self.worklists:
+            name = op.name if name is None else name
+            worklist = self.worklists.get(name)
+            if worklist is not None:
+                worklist.append(op)
+                index = self._index.get(name)
+                if index is not None:
+                    index[op_id(op)] = op
         return op
 
     def create(
@@ -134,8 +157,13 @@ class Sweep:
         return self.created(op, name)
 
     def erase(self, op: ir.Operation) -> None:
-        # Through the canonical object (canon(op), forgotten), which erasing invalidates.
-        op = self._objects.pop(op_id(op), op)
+        """Erase ``op`` through the object the sweep knows it by (see ``current``)."""
+        if op is not self.current:
+            op = self.canonical(op)
+        if self._index:
+            index = self._index.get(op.name)
+            if index is not None:
+                index.pop(op_id(op), None)
         op.erase()
 
     def replace(self, op: ir.Operation, values: Sequence[ir.Value]) -> None:

@@ -293,6 +293,32 @@ func.func @remove_dead_zero_sized_tensor_ops_zero_element_add_becomes_empty_cons
 
 // -----
 
+// removeDeadZeroSizedTensorOps erases ops the earlier rewriters visited and left alone
+// (a convert and a broadcast_in_dim of arguments), and a zero-sized reduce with a convert
+// in its body: each becomes an empty constant.
+// CHECK-LABEL: func.func @remove_dead_zero_sized_tensor_ops_erases_ops_earlier_rewriters_left
+// CHECK-DAG:     %[[C:.*]] = stablehlo.constant dense<> : tensor<0x4xi32>
+// CHECK-DAG:     %[[B:.*]] = stablehlo.constant dense<> : tensor<2x0xf32>
+// CHECK-DAG:     %[[R:.*]] = stablehlo.constant dense<> : tensor<0xf32>
+// CHECK-NOT:     stablehlo.convert
+// CHECK-NOT:     stablehlo.broadcast_in_dim
+// CHECK-NOT:     stablehlo.reduce
+// CHECK:         return %[[C]], %[[B]], %[[R]]
+func.func @remove_dead_zero_sized_tensor_ops_erases_ops_earlier_rewriters_left(%arg0: tensor<0x4xf32>, %arg1: tensor<0xf32>, %arg2: tensor<0x3xf32>) -> (tensor<0x4xi32>, tensor<2x0xf32>, tensor<0xf32>) {
+  %0 = stablehlo.convert %arg0 : (tensor<0x4xf32>) -> tensor<0x4xi32>
+  %1 = stablehlo.broadcast_in_dim %arg1, dims = [1] : (tensor<0xf32>) -> tensor<2x0xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %2 = stablehlo.reduce(%arg2 init: %z) across dimensions = [1] : (tensor<0x3xf32>, tensor<f32>) -> tensor<0xf32>
+    reducer(%a: tensor<f32>, %b: tensor<f32>) {
+      %s = stablehlo.add %a, %b : tensor<f32>
+      %c = stablehlo.convert %s : tensor<f32>
+      stablehlo.return %c : tensor<f32>
+    }
+  return %0, %1, %2 : tensor<0x4xi32>, tensor<2x0xf32>, tensor<0xf32>
+}
+
+// -----
+
 // The pass acts on @main only (the seed's scope; all-functions=false): the private
 // @helper keeps its get_dimension_size, @main's folds to a constant.
 // CHECK-LABEL: func.func private @helper
