@@ -293,6 +293,20 @@ class _Builder(_Memo):
         self.pad_plans: dict[ConvGeometry, _PadPlan] = {}  # explicitlyPad's, likewise
         self._ip: ir.InsertionPoint | None = None
         self._loc: ir.Location | None = None
+        # (a conv, its attributes by name): read once per conv, handed from rewrite to rewrite
+        self._handed: tuple[ir.Operation, dict[str, ir.Attribute]] | None = None
+
+    def hand(self, conv: ir.Operation, attributes: dict[str, ir.Attribute]) -> None:
+        """``conv``'s attributes, for the next :meth:`attributes` of it."""
+        self._handed = (conv, attributes)
+
+    def attributes(self, conv: ir.Operation) -> dict[str, ir.Attribute]:
+        """``conv``'s attributes by name, the caller's to change: the ones handed over for
+        it, else read now."""
+        handed, self._handed = self._handed, None
+        if handed is not None and handed[0] is conv:
+            return handed[1]
+        return attrs_of(conv)
 
     def before(self, op: ir.Operation) -> None:
         """Insert the next ops right before ``op``, at its location."""
@@ -463,12 +477,13 @@ class ExplicitlyPad(_ConvRewriter):
         pad = b.create(
             "pad", [b.tensor(plan.padded.lhs_shape, element)], [lhs, cst.result], plan.pad
         )
-        attributes = attrs_of(conv)
+        attributes = b.attributes(conv)
         attributes["padding"] = plan.no_padding
         if "lhs_dilation" in attributes or plan.dilated:
             attributes["lhs_dilation"] = plan.no_dilation
         result = conv.results[0]
         new = b.create("convolution", [result.type], [pad.result, operands[1]], attributes)
+        b.hand(new, attributes)  # unchanged from here on: explicitlyStride reads it
         sweep.replace(conv, [new.result])
         return new, None, plan.padded
 
@@ -631,7 +646,7 @@ class ExplicitlyStride(_ConvRewriter):
         b.before(conv)
         lhs, rhs = conv.operands
         lhs_element, rhs_element = b.element(lhs.type), b.element(rhs.type)
-        base = attrs_of(conv)
+        base = b.attributes(conv)
         keep_dilation = "rhs_dilation" in base
         base["window_strides"] = b.i64_list([1] * len(g.strides))
         total = None
@@ -829,10 +844,14 @@ class CanonicalizeConv(ModulePass):
         for conv in convolutions(functions(module), d):
             g = conv_geometry(conv, d, builder)
             reason = gate.reject(conv, d, g)
-            if reason is None and not _attributes_readable(conv):
-                reason = "attribute-not-readable"  # the rewrites rebuild the conv
+            attributes = None
             if reason is None:
-                eligible.append((conv, g))
+                try:
+                    attributes = attrs_of(conv)
+                except UnreadableAttribute:
+                    reason = "attribute-not-readable"  # the rewrites rebuild the conv
+            if reason is None:
+                eligible.append((conv, g, attributes))
             else:
                 seen = recorder.before(conv) if recorder is not None else None
                 for rewriter, st in zip(rewriters, stats, strict=True):
@@ -842,7 +861,8 @@ class CanonicalizeConv(ModulePass):
         # Phase 2: each eligible conv through the table in order, pad first, stride second.
         # A rewrite changes no other conv, so the geometry read in phase 1 still holds; each
         # rewrite hands the next one the conv it leaves in place and that conv's geometry.
-        for conv, g in eligible:
+        for conv, g, attributes in eligible:
+            builder.hand(conv, attributes)
             for rewriter, st in zip(rewriters, stats, strict=True):
                 if recorder is None:
                     conv, reason, g = rewriter.apply(conv, sweep, g, builder)
@@ -862,14 +882,6 @@ class CanonicalizeConv(ModulePass):
                         self.name,
                         conv.location,
                     )
-
-
-def _attributes_readable(conv: ir.Operation) -> bool:
-    try:
-        attrs_of(conv)
-    except UnreadableAttribute:
-        return False
-    return True
 
 
 @dataclass(frozen=True)
