@@ -411,7 +411,7 @@ class LowerResizeNearestGrad(Rewriter):
         if self.mode == "sum":
             sweep.replace(op, [window.result])
             return None
-        volume = int(np.prod(scale))
+        volume = math.prod(scale)
         vol_attr = _memo(
             sweep,
             ("splat", volume, element),
