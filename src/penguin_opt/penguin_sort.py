@@ -49,7 +49,7 @@ def fusion_skip_reason(
 ) -> tuple[str, None] | tuple[None, ir.Operation]:
     """(why fuseIotaSort leaves ``sort`` alone or None, the iota it would drop). It fuses
     ``sort(%data, %iota)`` whose iota counts along the sort dimension; ``defining_op`` is
-    how the caller reaches ops (a sweep gives its canonical objects)."""
+    how the caller reaches ops."""
     if len(sort.operands) != 2:
         return "not-two-operands", None
     iota = defining_op(sort.operands[1])

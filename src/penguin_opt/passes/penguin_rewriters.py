@@ -28,6 +28,7 @@ from ..elements import (
     dtype_of,
     is_float_key,
     make_elements,
+    read_elements,
     type_key,
 )
 from ..ir_util import (
@@ -53,8 +54,8 @@ def _readable_constant(
     key) if ``_dense_constant`` would read it, decided without reading the values; for
     complex constants, which can only be told readable by reading them (from text), (the
     op, its values, None, the key): their attributes must not reach Python."""
-    src = sweep.defining_op(value)
-    if src is None or not sweep.dialect.is_op(src, "constant"):
+    src = sweep.producer(value, "constant")
+    if src is None:
         return None
     key = sweep.type_info(src.result.type)[0]
     if key is None:
@@ -70,16 +71,15 @@ def _readable_constant(
     return src, None, attr, key
 
 
-def _values(src: ir.Operation, values: np.ndarray | None) -> np.ndarray | None:
-    """The values of constant ``src``: ``values`` if ``_readable_constant`` read them
-    already, else read now (None if they cannot be read)."""
+def _values(attr: ir.Attribute | None, values: np.ndarray | None) -> np.ndarray | None:
+    """The values of a constant: ``values`` if ``_readable_constant`` read them already,
+    else those of its dense value attribute ``attr`` (None if they cannot be read)."""
     if values is not None:
         return values
     try:
-        read = constant_value(src)
+        return read_elements(attr)
     except UnsupportedElementType:
         return None
-    return None if read is None else np.asarray(read)
 
 
 def _fold_key(
@@ -115,8 +115,8 @@ def _memo(sweep: Sweep, key: tuple, make: Callable[[], _T]) -> _T:
 
 def _dense_constant(value: ir.Value, sweep: Sweep) -> tuple[ir.Operation, np.ndarray] | None:
     """The defining constant op of ``value`` and its values, if it is a dense constant."""
-    src = sweep.defining_op(value)
-    if src is None or not sweep.dialect.is_op(src, "constant"):
+    src = sweep.producer(value, "constant")
+    if src is None:
         return None
     try:
         values = constant_value(src)
@@ -170,15 +170,15 @@ class CanonicalizeTupleOp(Rewriter):
             _, tup = pending.popitem()
             if has_uses(tup):
                 continue
-            feeders = [sweep.defining_op(v) for v in tup.operands]
-            sweep.erase(tup)
+            feeders = [sweep.producer(v, "tuple") for v in tup.operands]
+            sweep.erase(tup, sweep.dialect.op("tuple"))
             for f in feeders:
-                if f is not None and sweep.dialect.is_op(f, "tuple"):
+                if f is not None:
                     pending.setdefault(op_id(f), f)
 
     def rewrite(self, op: ir.Operation, sweep: Sweep) -> str | None:
-        producer = sweep.defining_op(op.operands[0])
-        if producer is None or not sweep.dialect.is_op(producer, "tuple"):
+        producer = sweep.producer(op.operands[0], "tuple")
+        if producer is None:
             return "operand-not-tuple"
         index = int(ir.IntegerAttr(op.attributes["index"]).value)
         sweep.replace(op, [producer.operands[index]])
@@ -237,13 +237,13 @@ class ReplaceConvertsWithConstants(Rewriter):
         readable = _readable_constant(op.operands[0], sweep)
         if readable is None:
             return "operand-not-constant"
-        src, values, src_attr, src_key = readable
+        _, values, src_attr, src_key = readable
         result_type = op.result.type
         dst_key, result_shape = sweep.type_info(result_type)
         key = _fold_key(self.name, src_attr, src_key, result_type, dst_key)
         attr = sweep.folds.get(key) if key else None  # the same convert folded before
         if attr is None:
-            values = _values(src, values)
+            values = _values(src_attr, values)
             if values is None:
                 return "operand-not-constant"
             if result_shape is None:
@@ -509,7 +509,7 @@ class ReplaceBroadcastInDimWithConstants(Rewriter):
         key = _fold_key(self.name, src_attr, src_key, result_type, dst_key, dims)
         attr = sweep.folds.get(key) if key else None
         if attr is None:
-            values = _values(src, values)
+            values = _values(src_attr, values)
             if values is None:
                 return "operand-not-constant"
             dim_list = _memo(sweep, ("i64-values", dims), lambda: i64_values(dims))
@@ -520,7 +520,7 @@ class ReplaceBroadcastInDimWithConstants(Rewriter):
         cst = sweep.constant(attr, before=op, type=result_type)
         sweep.replace(op, [cst.result])
         if _unused(src):
-            sweep.erase(src)
+            sweep.erase(src, sweep.dialect.op("constant"))
         return None
 
 

@@ -78,12 +78,13 @@ class Sweep:
     def stats(self, rewriter: str) -> RewriterStats:
         return self.state.rewriter(self.pass_name, rewriter)
 
-    def canonical(self, op: ir.Operation) -> ir.Operation:
-        """The object the worklists hold for ``op`` (``op`` itself when no worklist holds
-        ops of its kind, or none holds this one)."""
+    def canonical(self, op: ir.Operation, name: str | None = None) -> ir.Operation:
+        """The object the worklists hold for ``op`` (named ``name``, if the caller knows;
+        ``op`` itself when no worklist holds ops of its kind, or none holds this one)."""
         if not self.worklists:
             return op
-        name = op.name
+        if name is None:
+            name = op.name
         worklist = self.worklists.get(name)
         if worklist is None:
             return op
@@ -105,6 +106,15 @@ class Sweep:
 
     # The producer of a value, for reading (erase() finds the worklists' object itself).
     defining_op = staticmethod(defining_op_of)
+
+    def producer(self, value: ir.Value, mnemonic: str) -> ir.Operation | None:
+        """The op defining ``value`` if it is the dialect's ``mnemonic``, else None. The
+        name comes from the op's Python class where it has one: no read of the IR."""
+        owner = value.owner
+        if isinstance(owner, ir.Block):
+            return None
+        name = getattr(type(owner), "OPERATION_NAME", None) or owner.name
+        return owner.operation if name == self.dialect.op(mnemonic) else None
 
     @staticmethod
     def is_erased(op: ir.Operation) -> bool:
@@ -156,12 +166,13 @@ class Sweep:
         )
         return self.created(op, name)
 
-    def erase(self, op: ir.Operation) -> None:
-        """Erase ``op`` through the object the sweep knows it by (see ``current``)."""
+    def erase(self, op: ir.Operation, name: str | None = None) -> None:
+        """Erase ``op`` (named ``name``, if the caller knows) through the object the sweep
+        knows it by (see ``current``)."""
         if op is not self.current:
-            op = self.canonical(op)
+            op = self.canonical(op, name)
         if self._index:
-            index = self._index.get(op.name)
+            index = self._index.get(op.name if name is None else name)
             if index is not None:
                 index.pop(op_id(op), None)
         op.erase()
