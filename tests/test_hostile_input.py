@@ -16,6 +16,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from support.hostile import ROOT, assert_kept_promises, assert_one_line_error, error_lines, run
 from support.programs import MALFORMED_DYNAMIC_CONV
 
@@ -100,6 +102,34 @@ def test_nesting_beyond_the_limit_is_one_line(tmp_path, text):
     out = tmp_path / "out.mlir"
     proc = run(src, "-p", "cse", "-o", out)
     failed_without_output(proc, out, 1, "levels deep, more than the 10000")
+
+
+def _depth_by_hand(data: bytes) -> int:
+    """The nesting rule spelled out byte by byte: an unescaped quote opens or closes a
+    string, brackets count outside strings only."""
+    depth = deepest = 0
+    inside, before = False, None
+    for byte in data:
+        if byte == ord('"') and before != ord("\\"):
+            inside = not inside
+        elif not inside and byte in b"([{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif not inside and byte in b")]}":
+            depth -= 1
+        before = byte
+    return deepest
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    data=st.lists(st.sampled_from(list(b'([{}])"\\x')), max_size=120).map(bytes),
+    chunk=st.sampled_from([1, 2, 3, 7, 64, 1 << 20]),
+)
+def test_nesting_depth_is_the_rule_across_chunk_boundaries(data, chunk):
+    from penguin_opt.io import nesting_depth
+
+    assert nesting_depth(data, chunk) == _depth_by_hand(data)
 
 
 def test_native_pass_abort_is_one_line(tmp_path):
