@@ -513,6 +513,50 @@ def test_bad_bytecode_and_artifacts_are_one_line(tmp_path):
     assert ":0:0" not in line  # no position: the file alone
 
 
+_COMPARATOR = """{
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>, %c: tensor<i32>, %d: tensor<i32>):
+    %p = stablehlo.compare GT, %a, %b : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  }"""
+_PENGUIN_SORT = """func.func @main(%x: tensor<4xf32>) -> tensor<4xi32> {{
+  %0:2 = "stablehlo.sort"(%x) {regions} {{dimension = 0 : i64}} : (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xi32>)
+  return %0#1 : tensor<4xi32>
+}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("regions", "needle"),
+    [
+        ("({})", "region #0 ('comparator') failed to verify constraint"),
+        (
+            f"({_COMPARATOR}, {{\n  ^bb0(%a: tensor<f32>):\n    stablehlo.return %a : tensor<f32>\n  }})",
+            "requires one region",
+        ),
+        ("", "requires one region"),
+    ],
+    ids=["empty-comparator", "two-regions", "no-region"],
+)
+def test_malformed_penguin_form_sorts_are_one_line(tmp_path, regions, needle):
+    """A penguin-form sort (one operand fewer than results) that no sort could be: MLIR's
+    error at the sort, never an internal error, and never a sort rebuilt without what the
+    text holds (a second region was dropped once)."""
+    src = write(tmp_path, "s.mlir", _PENGUIN_SORT.format(regions=regions))
+    out = tmp_path / "out.mlir"
+    proc = run(src, "-p", "stablehlo-canonicalize-for-penguin", "-o", out)
+    line = assert_one_line_error(proc, 1, "s.mlir:2:10: error: 'stablehlo.sort' op")
+    assert needle in line
+    assert not out.exists()
+
+
+def test_a_penguin_form_sort_reads_back():
+    """The control for the malformed cases: the same sort with its one comparator."""
+    text = _PENGUIN_SORT.format(regions=f"({_COMPARATOR})")
+    proc = run("-", "-p", "stablehlo-canonicalize-for-penguin", stdin=text.encode())
+    assert_kept_promises(proc, codes=(0,))
+    assert b'"stablehlo.sort"(%arg0)' in proc.stdout
+
+
 def test_bad_native_option_is_one_line():
     assert_one_line_error(
         run(EXAMPLE, "-p", "canonicalize{max-iterations=abc}"), 2, "'abc' value invalid"

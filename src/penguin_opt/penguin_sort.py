@@ -33,10 +33,10 @@ def penguin_sorts(root: ir.Operation) -> list[ir.Operation]:
     return [op for op in ops_named(root, SORT_NAMES) if is_penguin_sort(op)]
 
 
-def sort_dimension(sort: ir.Operation) -> int:
+def sort_dimension(sort: ir.Operation, attributes: dict[str, ir.Attribute] | None = None) -> int:
     """The sort's dimension, non-negative: the attribute is optional (default -1, the last
-    dimension) and may count from the end."""
-    attributes = sort.attributes
+    dimension) and may count from the end. ``attributes``: the sort's, if read already."""
+    attributes = sort.attributes if attributes is None else attributes
     dim = int(ir.IntegerAttr(attributes["dimension"]).value) if "dimension" in attributes else -1
     if dim < 0:
         dim += ir.ShapedType(sort.results[0].type).rank
@@ -95,9 +95,18 @@ def rebuild_sort(
         before=sort,
         regions=1,
     )
-    sort.regions[0].blocks[0].append_to(new.regions[0])
+    _move_comparator(sort, new)
     replace(sort, list(new.results))
     return new
+
+
+def _move_comparator(src: ir.Operation, dst: ir.Operation) -> None:
+    """Move the comparator region's blocks of sort ``src`` to sort ``dst`` (whose region is
+    empty): one block in any sort that verifies, none or several in one that does not
+    (penguin-form sorts reach the verifier only through their expansion)."""
+    region = dst.regions[0]
+    for block in list(src.regions[0].blocks):
+        block.append_to(region)
 
 
 def expand(root: ir.Operation) -> int:
@@ -156,20 +165,25 @@ def _swap_in_expansions(
     i64 = ir.IntegerType.get_signless(64)
     dims: dict[int, ir.Attribute] = {}
     for sort in sorts:
-        prefix = sort.name.split(".")[0]
-        dim = sort_dimension(sort)
-        if dim not in dims:
-            dims[dim] = ir.IntegerAttr.get(i64, dim)
+        # Everything is read before anything is created: a read that raises leaves the
+        # module as it was.
+        name = sort.name
+        attributes = attrs_of(sort)
         results = sort.results
         types = list(results.types)
+        dim = sort_dimension(sort, attributes)
+        if dim not in dims:
+            dims[dim] = ir.IntegerAttr.get(i64, dim)
         operands = list(sort.operands)
         iota = create(
-            f"{prefix}.iota", [types[len(operands)]], [], {"iota_dimension": dims[dim]}, before=sort
+            f"{name.split('.')[0]}.iota",
+            [types[len(operands)]],
+            [],
+            {"iota_dimension": dims[dim]},
+            before=sort,
         )
-        expanded = create(
-            sort.name, types, [*operands, iota.result], attrs_of(sort), before=sort, regions=1
-        )
-        sort.regions[0].blocks[0].append_to(expanded.regions[0])
+        expanded = create(name, types, [*operands, iota.result], attributes, before=sort, regions=1)
+        _move_comparator(sort, expanded)
         for old, new in zip(results, expanded.results, strict=True):
             old.replace_all_uses_with(new)
         sort.detach_from_parent()
@@ -181,7 +195,7 @@ def _swap_back(swapped: list[tuple[ir.Operation, ir.Operation, ir.Operation]]) -
     comparator and uses; the expansions and their iotas erased."""
     for sort, expanded, iota in swapped:
         ir.InsertionPoint(expanded).insert(sort)
-        expanded.regions[0].blocks[0].append_to(sort.regions[0])
+        _move_comparator(expanded, sort)
         for old, new in zip(expanded.results, sort.results, strict=True):
             old.replace_all_uses_with(new)
         expanded.erase()
@@ -219,7 +233,10 @@ def parse_allowing_penguin_sorts(text: str | bytes, source_name: str) -> ir.Oper
             module = parse_text(renamed, source_name)
         except ir.MLIRError:
             raise first_error from None
-        for op in ops_named(module, _STAND_IN_NAMES):
+        stand_ins = ops_named(module, _STAND_IN_NAMES)
+        if not all(len(op.regions) == 1 and not len(op.successors) for op in stand_ins):
+            raise first_error from None  # no sort has other regions or successors
+        for op in stand_ins:
             _restore_sort(op)
     finally:
         ctx.allow_unregistered_dialects = allowed
