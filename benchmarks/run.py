@@ -6,14 +6,15 @@
 In one process and one run, per dialect and module size, the minimum over repetitions of:
 parse and print time, ``module.verify()``, MLIR's native ``canonicalize`` (PassManager,
 verifier on, as mlir-opt runs it) on the same module, each of our passes and the
-pipelines, all as process CPU time (what the process itself spent, robust to other load on
-the machine; wall-clock ratios are printed alongside). Peak RSS of parsing and of the
-pipeline is measured in a child process per module (``/proc/self/status`` VmHWM, reset
-between the two). End to end, each synthetic module is also run as a user runs it, in a
-fresh process (``penguin-opt IN -p <both passes> -o OUT``: read, passes, verify, write),
-against the same command with native ``canonicalize`` in their place (the children's CPU
-time and wall-clock time). Folding throughput compares a 1M-element ``broadcast_in_dim`` fold and
-``convert`` fold with numpy doing the same broadcast/cast into a new array.
+pipelines (these interleaved: every repetition runs each of them once), all as process
+CPU time (what the process itself spent, robust to other load on the machine; wall-clock
+ratios are printed alongside). Peak RSS of parsing and of the pipeline is measured in a
+child process per module (``/proc/self/status`` VmHWM, reset between the two). End to end,
+each synthetic module is also run as a user runs it, in a fresh process (``penguin-opt IN
+-p <both passes> -o OUT``: read, passes, verify, write), against the same command with
+native ``canonicalize`` in their place (the children's CPU time and wall-clock time).
+Folding throughput compares a 1M-element ``broadcast_in_dim`` fold and ``convert`` fold
+with numpy doing the same broadcast/cast into a new array.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -110,6 +112,22 @@ def measure(fn, *, reps: int, setup=None, teardown=None) -> Timing:
         if teardown:
             teardown(arg)
     return Timing(best_cpu, best_wall)
+
+
+def measure_alternating(
+    fns: dict[str, Callable], *, reps: int, setup=None, teardown=None
+) -> dict[str, Timing]:
+    """``measure`` of each of ``fns``, the runs interleaved: each repetition runs every one
+    once, starting one further along each time, so that a slower minute of the machine
+    weighs on all of them alike (their ratios are what the targets compare)."""
+    best = {label: [float("inf"), float("inf")] for label in fns}
+    labels = list(fns)
+    for rep in range(reps):
+        for label in labels[rep % len(labels) :] + labels[: rep % len(labels)]:
+            t = measure(fns[label], reps=1, setup=setup, teardown=teardown)
+            best[label][0] = min(best[label][0], t.cpu)
+            best[label][1] = min(best[label][1], t.wall)
+    return {label: Timing(cpu, wall) for label, (cpu, wall) in best.items()}
 
 
 @dataclass
@@ -210,17 +228,12 @@ def bench_module(
         def native(op):
             passmanager.PassManager.parse("builtin.module(canonicalize)").run(op)
 
-        step("native canonicalize", measure(native, reps=reps, setup=fresh, teardown=drop))
+        runs = {"native canonicalize": native}
         for key, pipe in pipelines(dialect).items():
-            step(
-                key,
-                measure(
-                    lambda op, p=pipe: Pipeline(p).run(op),
-                    reps=reps,  # as many as native canonicalize: both sides a min of as many
-                    setup=fresh,
-                    teardown=drop,
-                ),
-            )
+            runs[key] = lambda op, p=pipe: Pipeline(p).run(op)
+        # Interleaved, each the min of as many runs: the ratios compare like with like.
+        for label, t in measure_alternating(runs, reps=reps, setup=fresh, teardown=drop).items():
+            step(label, t)
         op = fresh()
         state = Pipeline(pass_names(dialect)["for-penguin"]).run(op)
         drop(op)
@@ -731,7 +744,9 @@ def report(results: list[ModuleResult], folds: list[FoldResult], info: dict, arg
         "(ops = every op of the module, nested ones included). `native` is MLIR's "
         "`canonicalize` with the verifier on; `verify` is one `module.verify()`; "
         "`both` is our two canonicalize passes in one pipeline; `pipeline` adds `inline` in "
-        "front. Each of our passes verifies its output (the for-penguin passes turn the "
+        "front; `native` and our passes and pipelines run interleaved (each repetition "
+        "runs each once, each on a fresh clone). Each of our passes verifies its output "
+        "(the for-penguin passes turn the "
         "PassManager's verifier off and verify penguin-aware themselves). `end to end` is "
         "the command a user runs, in a fresh process: `penguin-opt IN -p <both passes> -o "
         "OUT` (read, passes, verification, write; `both`), and the same command with "

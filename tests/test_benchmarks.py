@@ -390,3 +390,23 @@ def test_native_rewrite_matches_the_rewriter_on_the_hard_cases(dialect, monkeypa
         4,
         3,
     )
+
+
+def test_measure_alternating_interleaves_and_rotates(monkeypatch):
+    """Every repetition runs each function once, on its own setup, starting one further
+    along each time; each result is the min of its own runs."""
+    monkeypatch.syspath_prepend(str(ROOT))
+    from benchmarks.run import measure_alternating
+
+    calls, made, dropped = [], [], []
+
+    def setup():
+        made.append(len(made))
+        return made[-1]
+
+    runs = {label: (lambda arg, label=label: calls.append((label, arg))) for label in "abc"}
+    times = measure_alternating(runs, reps=3, setup=setup, teardown=dropped.append)
+    assert [label for label, _ in calls] == list("abcbcacab")
+    assert [arg for _, arg in calls] == list(range(9)) == dropped  # a fresh setup per run
+    assert set(times) == set("abc")
+    assert all(0 <= t.cpu < 1 and 0 <= t.wall < 1 for t in times.values())
