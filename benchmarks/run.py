@@ -50,6 +50,7 @@ TARGET_MEMORY = 1.5  # pipeline peak / parse peak (above the process baseline)
 TARGET_E2E = 1.2  # penguin-opt IN -p <both> -o OUT / the same with native canonicalize
 E2E_TARGET_MIN_OPS = 100_000  # the end-to-end target is stated for the 100k and 1M modules
 MEMORY_MIN_MB = 10
+WARMUP_MAX_OPS = 10_000  # modules this small get one untimed run of each pass first
 
 
 def parse_size(text: str) -> int:
@@ -115,13 +116,17 @@ def measure(fn, *, reps: int, setup=None, teardown=None) -> Timing:
 
 
 def measure_alternating(
-    fns: dict[str, Callable], *, reps: int, setup=None, teardown=None
+    fns: dict[str, Callable], *, reps: int, setup=None, teardown=None, warmup: bool = False
 ) -> dict[str, Timing]:
     """``measure`` of each of ``fns``, the runs interleaved: each repetition runs every one
     once, starting one further along each time, so that a slower minute of the machine
-    weighs on all of them alike (their ratios are what the targets compare)."""
+    weighs on all of them alike (their ratios are what the targets compare). ``warmup``:
+    first one untimed run of each (a fresh context's first runs are slower, which weighs
+    on a small module's few milliseconds)."""
     best = {label: [float("inf"), float("inf")] for label in fns}
     labels = list(fns)
+    for label in labels if warmup else ():
+        measure(fns[label], reps=1, setup=setup, teardown=teardown)
     for rep in range(reps):
         for label in labels[rep % len(labels) :] + labels[: rep % len(labels)]:
             t = measure(fns[label], reps=1, setup=setup, teardown=teardown)
@@ -232,7 +237,10 @@ def bench_module(
         for key, pipe in pipelines(dialect).items():
             runs[key] = lambda op, p=pipe: Pipeline(p).run(op)
         # Interleaved, each the min of as many runs: the ratios compare like with like.
-        for label, t in measure_alternating(runs, reps=reps, setup=fresh, teardown=drop).items():
+        timed = measure_alternating(
+            runs, reps=reps, setup=fresh, teardown=drop, warmup=res.ops <= WARMUP_MAX_OPS
+        )
+        for label, t in timed.items():
             step(label, t)
         op = fresh()
         state = Pipeline(pass_names(dialect)["for-penguin"]).run(op)
@@ -745,7 +753,9 @@ def report(results: list[ModuleResult], folds: list[FoldResult], info: dict, arg
         "`canonicalize` with the verifier on; `verify` is one `module.verify()`; "
         "`both` is our two canonicalize passes in one pipeline; `pipeline` adds `inline` in "
         "front; `native` and our passes and pipelines run interleaved (each repetition "
-        "runs each once, each on a fresh clone). Each of our passes verifies its output "
+        "runs each once, each on a fresh clone; modules of up to "
+        f"{WARMUP_MAX_OPS:,} ops get one untimed run of each first). Each of our passes "
+        "verifies its output "
         "(the for-penguin passes turn the "
         "PassManager's verifier off and verify penguin-aware themselves). `end to end` is "
         "the command a user runs, in a fresh process: `penguin-opt IN -p <both passes> -o "

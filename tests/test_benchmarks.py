@@ -410,3 +410,6 @@ def test_measure_alternating_interleaves_and_rotates(monkeypatch):
     assert [arg for _, arg in calls] == list(range(9)) == dropped  # a fresh setup per run
     assert set(times) == set("abc")
     assert all(0 <= t.cpu < 1 and 0 <= t.wall < 1 for t in times.values())
+    calls.clear()
+    measure_alternating(runs, reps=2, setup=setup, teardown=dropped.append, warmup=True)
+    assert [label for label, _ in calls] == list("abcabcbca")  # one untimed run first
