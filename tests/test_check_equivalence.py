@@ -506,3 +506,85 @@ def test_auto_falls_back_to_the_interpreter_when_xla_cannot_run_a_large_program(
     assert report.ok
     assert report.oracle == "interpreter"
     assert "could not run it" in report.note
+
+
+# A shape-polymorphic program as jax.export writes one: @main takes tensor<?x4xf32>.
+DYNAMIC = """func.func @main(%x: tensor<?x4xf32>) -> tensor<4xf32> {
+  %zero = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+  %two = stablehlo.constant dense<2.000000e+00> : tensor<f32>
+  %four = stablehlo.constant dense<4> : tensor<1xi32>
+  %n = stablehlo.get_dimension_size %x, dim = 0 : (tensor<?x4xf32>) -> tensor<i32>
+  %n1 = stablehlo.reshape %n : (tensor<i32>) -> tensor<1xi32>
+  %shape = stablehlo.concatenate %n1, %four, dim = 0 : (tensor<1xi32>, tensor<1xi32>) -> tensor<2xi32>
+  %b = stablehlo.dynamic_broadcast_in_dim %two, %shape, dims = [] : (tensor<f32>, tensor<2xi32>) -> tensor<?x4xf32>
+  %y = stablehlo.multiply %x, %b : tensor<?x4xf32>
+  %r = stablehlo.reduce(%y init: %zero) applies stablehlo.add across dimensions = [0] : (tensor<?x4xf32>, tensor<f32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+"""
+# jax's guard of a constraint on a dimension variable: the first dimension must be even.
+DYNAMIC_EVEN = DYNAMIC.replace(
+    "  %n1 =",
+    """  %c2 = stablehlo.constant dense<2> : tensor<i32>
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %rem = stablehlo.remainder %n, %c2 : tensor<i32>
+  %even = stablehlo.compare EQ, %rem, %c0, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+  stablehlo.custom_call @shape_assertion(%even, %n) {api_version = 2 : i32, error_message = "the batch {0} is not even", has_side_effect = true} : (tensor<i1>, tensor<i32>) -> ()
+  %n1 =""",
+)
+
+
+def test_dynamic_arguments_need_their_inputs_or_a_size():
+    with pytest.raises(NotCheckable, match=r"argument 0 has the dynamic type tensor<\?x4xf32>"):
+        check(DYNAMIC, DYNAMIC)
+
+
+@pytest.mark.parametrize("oracle", ["interpreter", "xla"])
+def test_dynamic_arguments_are_checked_specialized_to_the_given_size(oracle):
+    report = check(DYNAMIC, DYNAMIC, dynamic_dim_size=3, trials=2, oracle=oracle)
+    assert report.ok, report.table()
+    assert "@main specialized to (tensor<3x4xf32>)" in report.note
+    # the specialized programs really run: a different constant is a mismatch
+    doubled = DYNAMIC.replace("dense<2.000000e+00>", "dense<3.000000e+00>")
+    assert not check(DYNAMIC, doubled, dynamic_dim_size=3, oracle=oracle).ok
+
+
+def test_dynamic_arguments_take_their_sizes_from_the_inputs():
+    x = np.arange(20, dtype=np.float32).reshape(5, 4)
+    report = check(DYNAMIC, DYNAMIC, inputs=[[x]], rtol=0.0, atol=0.0)
+    assert report.ok, report.table()
+    assert "tensor<5x4xf32>" in report.note
+    # every input set is run on the one specialization: other sizes are refused
+    with pytest.raises(
+        NotCheckable, match=r"input 0 is float32\[3, 4\], @main expects f32\[5, 4\]"
+    ):
+        check(DYNAMIC, DYNAMIC, inputs=[[x], [x[:3]]])
+
+
+def test_a_false_shape_assertion_is_not_checkable_and_a_true_one_runs():
+    with pytest.raises(NotCheckable, match="the batch 3 is not even"):
+        check(DYNAMIC_EVEN, DYNAMIC_EVEN, dynamic_dim_size=3)
+    assert check(DYNAMIC_EVEN, DYNAMIC, dynamic_dim_size=4).ok
+
+
+def test_dynamic_dim_size_on_the_command_line(tmp_path):
+    before = write(tmp_path, "dyn.mlir", DYNAMIC)
+    out = tmp_path / "out.mlir"
+    proc = run(
+        "penguin_opt.cli",
+        before,
+        "-p",
+        "stablehlo-canonicalize-for-penguin",
+        "--check-equivalence",
+        "--dynamic-dim-size",
+        "2",
+        "-o",
+        out,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "specialized to (tensor<2x4xf32>)" in proc.stderr
+    proc = run("penguin_opt.check_cli", before, out)
+    assert proc.returncode == 4, proc.stderr
+    assert "--dynamic-dim-size" in proc.stderr
+    proc = run("penguin_opt.check_cli", before, out, "--dynamic-dim-size", "0")
+    assert proc.returncode == 2, proc.stderr

@@ -67,6 +67,7 @@ def run_check(
             resize_mode=args.resize_nearest_grad_mode or resize_mode,
             timeout=args.timeout,
             progress=_print_progress if progress is True else (progress or None),
+            dynamic_dim_size=args.dynamic_dim_size,
         )
     except InputError as err:
         print(str(err), file=sys.stderr)

@@ -347,6 +347,15 @@ def add_check_options(p: argparse.ArgumentParser) -> None:
         help="read inputs from an .npz (arg0, arg1, ...; optional leading trial axis)",
     )
     g.add_argument(
+        "--dynamic-dim-size",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help="size of every dynamic dimension of @main's arguments in random inputs: the "
+        "programs are specialized to it before they run (default: a dynamically shaped "
+        "program is checkable only with --inputs, whose arrays give the sizes)",
+    )
+    g.add_argument(
         "--timeout",
         type=_positive_float,
         default=DEFAULT_TIMEOUT,

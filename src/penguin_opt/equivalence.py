@@ -176,9 +176,14 @@ def _tick() -> ProgressTicker | _NoProgress:
 
 
 def prepare_for_interpreter(
-    module_text: str, resize_mode: str = "mean", *, split_complex: bool = True
+    module_text: str,
+    resize_mode: str = "mean",
+    *,
+    split_complex: bool = True,
+    refine: Sequence[str] | None = None,
 ) -> str:
-    """StableHLO text the oracles can run, with the same meaning."""
+    """StableHLO text the oracles can run, with the same meaning; ``refine``: @main's
+    argument types to specialize a dynamically shaped program to (``_refine``)."""
     from jaxlib.mlir import ir, passmanager
 
     from .context import make_context
@@ -200,6 +205,8 @@ def prepare_for_interpreter(
             "func.func(stablehlo-legalize-deprecated-ops))"
         )
         pm.run(module)
+        if refine is not None:
+            _refine(module, refine)
         if split_complex:
             _split_complex_results(module)
         for op in ops_under(module):
@@ -209,6 +216,26 @@ def prepare_for_interpreter(
                     target = " @" + string_value(op.attributes["call_target_name"])
                 raise NotCheckable(f"cannot execute '{op.name}{target}'")
         return print_module(module)
+
+
+def _refine(module: ir.Operation, types: Sequence[str]) -> None:
+    """Specialize @main to the argument ``types`` and propagate the shapes through the
+    program (StableHLO's ``stablehlo-refine-arguments`` and ``stablehlo-refine-shapes``,
+    what jax runs before it executes a shape-polymorphic export), then check and drop
+    jax's shape assertions (``stablehlo-check-shape-assertions``: a false one is an error
+    naming the constraint). NotCheckable if a type in @main stays dynamic."""
+    from jaxlib.mlir import ir, passmanager
+
+    passmanager.PassManager.parse(
+        f"builtin.module(stablehlo-refine-arguments{{types={','.join(types)}}},"
+        "stablehlo-refine-shapes,func.func(stablehlo-check-shape-assertions))"
+    ).run(module)
+    ftype = ir.FunctionType(ir.TypeAttr(_main_func(module).attributes["function_type"]).value)
+    for t in (*ftype.inputs, *ftype.results):
+        if isinstance(t, ir.ShapedType) and not ir.ShapedType(t).has_static_shape:
+            raise NotCheckable(
+                f"@main keeps the dynamic type {t} when its arguments are {', '.join(types)}"
+            )
 
 
 def _split_complex_results(module: ir.Operation) -> None:
@@ -381,17 +408,18 @@ def _resize_nearest_grad_reference(op: ir.Operation, prefix: str, mode: str) -> 
 # ---------------------------------------------------------------------------- inputs
 
 
-def main_signature(module_text: str) -> list[tuple[tuple[int, ...], str]]:
-    """(shape, element type key) of each argument of @main."""
+def main_signature(module_text: str) -> list[ArgSpec]:
+    """(shape, element type key) of each argument of @main (-1 for a dynamic dim)."""
     return _signature(module_text)[0]
 
 
 def _signature(
     module_text: str,
-) -> tuple[list[ArgSpec], list[str], list[str], list[ResultForm]]:
+) -> tuple[list[ArgSpec], list[str], list[str], list[ResultForm], list[str]]:
     """(argument (shape, element key) list, result element keys, dynamic result types,
-    result forms) of the entry function; NotCheckable unless every argument is a static
-    tensor."""
+    result forms, argument element types as printed) of the entry function; a dynamic
+    dimension of an argument is -1 in its shape (``_specialize`` gives it a size).
+    NotCheckable unless every argument is a ranked tensor."""
     from jaxlib.mlir import ir
 
     from .context import make_context
@@ -402,11 +430,16 @@ def _signature(
         module = parse_allowing_penguin_sorts(module_text, "program")
         op = _main_func(module.operation)
         ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
-        sig = []
+        sig, elements = [], []
         for t in ftype.inputs:
-            if not isinstance(t, ir.RankedTensorType) or not t.has_static_shape:
-                raise NotCheckable(f"argument type {t} is not a static tensor")
-            sig.append((tuple(t.shape), type_key(t.element_type)))
+            if not isinstance(t, ir.RankedTensorType):
+                raise NotCheckable(f"argument type {t} is not a ranked tensor")
+            t = ir.RankedTensorType(t)
+            if not t.has_static_shape and t.encoding is not None:
+                raise NotCheckable(f"argument type {t} is dynamic and has an encoding")
+            dims = tuple(-1 if t.is_dynamic_dim(i) else t.shape[i] for i in range(t.rank))
+            sig.append((dims, type_key(t.element_type)))
+            elements.append(str(t.element_type))
         keys = [
             type_key(t.element_type) if isinstance(t, ir.RankedTensorType) else str(t)
             for t in ftype.results
@@ -416,7 +449,45 @@ def _signature(
             for t in ftype.results
             if isinstance(t, ir.ShapedType) and not ir.ShapedType(t).has_static_shape
         ]
-        return sig, keys, dynamic, [_result_form(t) for t in ftype.results]
+        return sig, keys, dynamic, [_result_form(t) for t in ftype.results], elements
+
+
+def _specialize(
+    signature: Sequence[ArgSpec],
+    elements: Sequence[str],
+    inputs: Sequence[Sequence[np.ndarray]] | None,
+    dim_size: int | None,
+) -> tuple[list[ArgSpec], tuple[str, ...] | None]:
+    """@main's argument specs with every dynamic dimension given a size, and the argument
+    types to refine the programs to (None when every argument is static already).
+
+    A dynamic dimension takes its size from the first input set when inputs are given
+    (every set must then have the same shapes), else ``dim_size``; without either the
+    program is not checkable. The programs are then specialized to those types before
+    they run (``_refine``), as jax does before it runs a shape-polymorphic export."""
+    if all(-1 not in shape for shape, _ in signature):
+        return list(signature), None
+    sized = []
+    for i, (shape, key) in enumerate(signature):
+        if -1 in shape:
+            given = inputs[0][i] if inputs and i < len(inputs[0]) else None
+            if given is not None and given.ndim == len(shape):
+                shape = tuple(g if d == -1 else d for d, g in zip(shape, given.shape, strict=True))
+            elif dim_size is not None and not inputs:
+                shape = tuple(dim_size if d == -1 else d for d in shape)
+            elif not inputs:
+                shown = "x".join("?" if d == -1 else str(d) for d in shape)
+                raise NotCheckable(
+                    f"argument {i} has the dynamic type tensor<{shown}x{elements[i]}>: give "
+                    "its inputs (--inputs) or a size for its dynamic dimensions "
+                    "(--dynamic-dim-size)"
+                )
+        sized.append((shape, key))
+    types = tuple(
+        "tensor<" + "".join(f"{d}x" for d in shape) + element + ">"
+        for (shape, _), element in zip(sized, elements, strict=True)
+    )
+    return sized, types
 
 
 def _result_form(t: ir.Type) -> tuple[str, tuple[int, ...] | None, str]:
@@ -527,9 +598,11 @@ def _xla_child(payload: bytes) -> bytes:
 def _prepare_child(payload: bytes) -> bytes:
     """Child-process body: ``prepare_for_interpreter`` (the native conversion passes can
     abort the process too, e.g. hlo-legalize-to-stablehlo on a malformed convolution)."""
-    text, (resize_mode, split_complex) = pickle.loads(payload)
+    text, (resize_mode, split_complex, refine) = pickle.loads(payload)
     try:
-        return pickle.dumps(prepare_for_interpreter(text, resize_mode, split_complex=split_complex))
+        return pickle.dumps(
+            prepare_for_interpreter(text, resize_mode, split_complex=split_complex, refine=refine)
+        )
     except NotCheckable as err:
         return pickle.dumps(err)
     except Exception as err:  # MLIRError from the conversion passes
@@ -538,13 +611,15 @@ def _prepare_child(payload: bytes) -> bytes:
         )
 
 
-def prepare_isolated(text: str, resize_mode: str, split_complex: bool) -> str:
+def prepare_isolated(
+    text: str, resize_mode: str, split_complex: bool, refine: tuple[str, ...] | None = None
+) -> str:
     """``prepare_for_interpreter`` in a child process."""
     return _run_child(
         "prepare",
         _prepare_child,
         text,
-        (resize_mode, split_complex),
+        (resize_mode, split_complex, refine),
         what="converting the program for the oracles",
     )
 
@@ -798,6 +873,7 @@ def check(
     resize_mode: str = "mean",
     timeout: float = DEFAULT_TIMEOUT,
     progress: Callable[[str], None] | None = None,
+    dynamic_dim_size: int | None = None,
 ) -> Report:
     """Compare ``before`` and ``after`` (MLIR texts) on ``trials`` seeded random inputs
     (or on the given input sets). ``oracle``: "interpreter", "xla", "both", or "auto"
@@ -809,8 +885,14 @@ def check(
     with a line (``"checking with the interpreter: trial 1/2 (after), 12 s"``) when the
     check has run ``PROGRESS_AFTER`` seconds, then as oracle runs start and every
     ``PROGRESS_EVERY`` seconds, from a timer thread that ends before ``check`` returns;
-    None (the default): no thread, no lines."""
+    None (the default): no thread, no lines. A program whose @main takes dynamically shaped
+    arguments is specialized first: each dynamic dimension takes its size from the first
+    input set (``inputs``) or is ``dynamic_dim_size`` (see ``_specialize``)."""
     _validate(seed=seed, trials=trials, rtol=rtol, atol=atol, timeout=timeout)
+    if dynamic_dim_size is not None and (
+        not isinstance(dynamic_dim_size, int) or dynamic_dim_size < 1
+    ):
+        raise ValueError(f"dynamic_dim_size must be an integer >= 1, got {dynamic_dim_size!r}")
     ticker = (
         contextlib.nullcontext(_NoProgress())
         if progress is None
@@ -820,7 +902,18 @@ def check(
         tokens = _TIMEOUT.set(float(timeout)), _PROGRESS.set(tick)
         try:
             tick.status("reading the programs")
-            return _check(before, after, seed, trials, rtol, atol, oracle, inputs, resize_mode)
+            return _check(
+                before,
+                after,
+                seed,
+                trials,
+                rtol,
+                atol,
+                oracle,
+                inputs,
+                resize_mode,
+                dynamic_dim_size,
+            )
         finally:
             _PROGRESS.reset(tokens[1])
             _TIMEOUT.reset(tokens[0])
@@ -850,8 +943,12 @@ def _check(
     oracle: str,
     inputs: list[list[np.ndarray]] | None,
     resize_mode: str,
+    dynamic_dim_size: int | None,
 ) -> Report:
-    (sig_before, keys, dyn_before, res_before), (sig_after, _, dyn_after, res_after) = (
+    (
+        (sig_before, keys, dyn_before, res_before, elements),
+        (sig_after, _, dyn_after, res_after, _),
+    ) = (
         _signature(before),
         _signature(after),
     )
@@ -867,14 +964,14 @@ def _check(
                 f"after {len(res_after)} ({shown_a})"
             ),
         )
-    dynamic = dyn_before + dyn_after
+    sig, refine = _specialize(sig_before, elements, inputs, dynamic_dim_size)
+    # Specialized programs are run only when every type in @main is static (``_refine``).
+    dynamic = [] if refine else dyn_before + dyn_after
     input_sets = (
-        inputs
-        if inputs is not None
-        else [random_inputs(sig_before, seed + t) for t in range(trials)]
+        inputs if inputs is not None else [random_inputs(sig, seed + t) for t in range(trials)]
     )
     for arrays in input_sets:
-        _check_inputs(arrays, sig_before)
+        _check_inputs(arrays, sig)
     if oracle not in (*ORACLES, "both", "auto"):
         raise ValueError(f"unknown oracle '{oracle}' (interpreter, xla, both, auto)")
     profiles = program_profile(before), program_profile(after)
@@ -895,10 +992,21 @@ def _check(
             (terms, operand_eps),
             resize_mode,
             dynamic,
+            refine,
         )
 
     if oracle == "auto":
-        return _check_auto(run, max(p.work for p in profiles))
+        report = _check_auto(run, max(p.work for p in profiles))
+    else:
+        report = _check_oracles(run, oracle)
+    if refine:
+        specialized = f"@main specialized to ({', '.join(refine)})"
+        report.note = f"{specialized}; {report.note}" if report.note else specialized
+    return report
+
+
+def _check_oracles(run: Callable[[str], Report], oracle: str) -> Report:
+    """The report of one named oracle, or of both merged (a row per output and oracle)."""
     reports = []
     for name in ORACLES if oracle == "both" else (oracle,):
         try:
@@ -974,8 +1082,9 @@ def _check_inputs(arrays: Sequence[np.ndarray], signature: Sequence[ArgSpec]) ->
         raise NotCheckable(f"{len(arrays)} inputs given, @main takes {len(signature)}")
     for i, (a, (shape, key)) in enumerate(zip(arrays, signature, strict=True)):
         if tuple(a.shape) != tuple(shape) or a.dtype != DTYPES.get(key):
+            expected = ", ".join("?" if d == -1 else str(d) for d in shape)
             raise NotCheckable(
-                f"input {i} is {a.dtype}{list(a.shape)}, @main expects {key}{list(shape)}"
+                f"input {i} is {a.dtype}{list(a.shape)}, @main expects {key}[{expected}]"
             )
 
 
@@ -990,6 +1099,7 @@ def _check_with(
     terms: tuple[int, float],
     resize_mode: str,
     dynamic: list[str],
+    refine: tuple[str, ...] | None,
 ) -> Report:
     if oracle == "xla" and dynamic:  # XLA returns bounded dynamic results padded with garbage
         raise NotCheckable(f"XLA cannot compare the dynamic result type {dynamic[0]}")
@@ -998,8 +1108,8 @@ def _check_with(
     tick = _tick()
     label = _ORACLE_LABELS[oracle]
     tick.status(f"converting the programs for {label}")
-    prog_a = prepare_isolated(before, resize_mode, split)
-    prog_b = prepare_isolated(after, resize_mode, split)
+    prog_a = prepare_isolated(before, resize_mode, split, refine)
+    prog_b = prepare_isolated(after, resize_mode, split, refine)
     report = Report(oracle=oracle, trials=len(input_sets))
     worst: dict[int, OutputReport] = {}
     for trial, arrays in enumerate(input_sets, 1):
