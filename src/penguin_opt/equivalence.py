@@ -220,15 +220,17 @@ def prepare_for_interpreter(
 
 def _refine(module: ir.Operation, types: Sequence[str]) -> None:
     """Specialize @main to the argument ``types`` and propagate the shapes through the
-    program (StableHLO's ``stablehlo-refine-arguments`` and ``stablehlo-refine-shapes``,
-    what jax runs before it executes a shape-polymorphic export), then check and drop
+    program (StableHLO's ``stablehlo-refine-arguments``, ``stablehlo-refine-shapes`` and
+    ``stablehlo-canonicalize-dynamism``, what jax runs before it executes a
+    shape-polymorphic export), then check and drop
     jax's shape assertions (``stablehlo-check-shape-assertions``: a false one is an error
     naming the constraint). NotCheckable if a type in @main stays dynamic."""
     from jaxlib.mlir import ir, passmanager
 
     passmanager.PassManager.parse(
-        f"builtin.module(stablehlo-refine-arguments{{types={','.join(types)}}},"
-        "stablehlo-refine-shapes,func.func(stablehlo-check-shape-assertions))"
+        f"builtin.module(stablehlo-refine-arguments{{types='{','.join(types)}'}},"
+        "stablehlo-refine-shapes,func.func(stablehlo-canonicalize-dynamism),"
+        "func.func(stablehlo-check-shape-assertions))"
     ).run(module)
     ftype = ir.FunctionType(ir.TypeAttr(_main_func(module).attributes["function_type"]).value)
     for t in (*ftype.inputs, *ftype.results):

@@ -40,7 +40,6 @@ class Program:
     inputs: list[np.ndarray]
     hlo_text: str | None = None
     hlo_proto: bytes | None = None
-    static_types: list[str] | None = None  # symbolic programs: the types to specialize to
     export_seconds: float = 0.0
     cached: bool = False
 
@@ -100,9 +99,7 @@ def _lower(spec: ModelSpec, t0: float, status: Callable[[str], None]) -> Program
             status("converting to HLO text and proto")
             hlo_text = lowered.compiler_ir("hlo").as_hlo_text()
             hlo_proto = hlo_text_to_proto(hlo_text)
-    return Program(
-        spec.name, text, leaves, hlo_text, hlo_proto, built.static_types, time.perf_counter() - t0
-    )
+    return Program(spec.name, text, leaves, hlo_text, hlo_proto, time.perf_counter() - t0)
 
 
 HEARTBEAT = 15.0  # seconds between progress lines of an export that is still running
@@ -158,7 +155,6 @@ def _read(spec: ModelSpec, directory: Path, meta: dict) -> Program:
         inputs,
         hlo_text,
         hlo_proto,
-        meta.get("static_types"),
         meta.get("export_seconds", 0.0),
         cached=True,
     )
@@ -176,7 +172,6 @@ def _write(program: Program, directory: Path, key: str) -> None:
     meta = {
         "fingerprint": key,
         "num_inputs": len(program.inputs),
-        "static_types": program.static_types,
         "export_seconds": program.export_seconds,
     }
     (directory / "meta.json").write_text(json.dumps(meta, indent=1))

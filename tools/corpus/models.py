@@ -33,10 +33,9 @@ class Built:
 
     fn: Callable
     args: tuple
-    # symbolic export: the jax.ShapeDtypeStruct specs, and the static argument types the
-    # checker specializes both programs to (e.g. "tensor<2x16xf32>")
+    # symbolic export: the jax.ShapeDtypeStruct specs (the checker specializes both
+    # programs to the shapes of ``args``)
     symbolic_specs: tuple | None = None
-    static_types: list[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -213,7 +212,6 @@ def build_dynamic_batch() -> Built:
         fn,
         args,
         symbolic_specs=specs,
-        static_types=["tensor<2x8x8x3xf32>", "tensor<3x3x3x4xf32>", "tensor<64x10xf32>"],
     )
 
 

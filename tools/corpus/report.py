@@ -60,9 +60,10 @@ def render(
         f"* `mhlo` rows: `{MHLO_PIPELINE}` (the checker converts the result back)",
         "* `hlo` rows: the serialized HloModuleProto imported by `penguin_opt.load` "
         "(the HLO text must import to the same module), then the StableHLO pipeline",
-        "* symbolic-shape programs are checked after both sides are specialized to static "
-        "argument types by the same native passes (`stablehlo-refine-arguments`, "
-        "`stablehlo-refine-shapes`, `stablehlo-canonicalize-dynamism`)",
+        "* symbolic-shape programs are checked as the checker checks any: both sides "
+        "specialized to the shapes of the model's arguments (`stablehlo-refine-arguments`, "
+        "`stablehlo-refine-shapes`, `stablehlo-canonicalize-dynamism`, "
+        "`stablehlo-check-shape-assertions`)",
         "* oracle: `interpreter` is the StableHLO reference interpreter; `xla` is XLA CPU "
         "through jax (used where the interpreter takes too long: a 32x32 ResNet50 forward "
         "pass was still running after six minutes on it); `auto` rows say which one decided",

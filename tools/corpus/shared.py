@@ -585,6 +585,11 @@ def _diag_reason(err) -> str:
     return re.sub(r"tensor<[^>]*>", "tensor<...>", msg)[:100]
 
 
+# The size of every dynamic dimension of an entry's arguments in the sweep's random inputs
+# (the programs are specialized to it, see equivalence._specialize).
+DYNAMIC_DIM_SIZE = 3
+
+
 def _check_entry(
     res: ChunkResult,
     variant: str,
@@ -598,21 +603,31 @@ def _check_entry(
     baseline: dict,
 ) -> None:
     where = f"{res.case} @{entry} [{variant}]"
+    sized = {"dynamic_dim_size": DYNAMIC_DIM_SIZE}  # shape-polymorphic entries, specialized
     try:
         prog_b, _ = entry_program(before, entry, "equiv", context=ctx)
         prog_a, used = entry_program(after, entry, "equiv", context=ctx)
         oracle = pick_oracle(prog_b)
         if oracle == "xla":  # XLA compiles the two programs differently: no bitwise
             report = check(
-                prog_b, prog_a, seed=0, trials=trials, rtol=None, atol=None, oracle="xla"
+                prog_b, prog_a, seed=0, trials=trials, rtol=None, atol=None, oracle="xla", **sized
             )
             exact = False
         else:
-            report = check(prog_b, prog_a, seed=0, trials=trials, rtol=0.0, atol=0.0, oracle="auto")
+            report = check(
+                prog_b, prog_a, seed=0, trials=trials, rtol=0.0, atol=0.0, oracle="auto", **sized
+            )
             exact = report.ok and report.oracle == "interpreter"
             if not report.ok and (reordered or report.oracle != "interpreter"):
                 report = check(
-                    prog_b, prog_a, seed=0, trials=trials, rtol=None, atol=None, oracle="auto"
+                    prog_b,
+                    prog_a,
+                    seed=0,
+                    trials=trials,
+                    rtol=None,
+                    atol=None,
+                    oracle="auto",
+                    **sized,
                 )
     except NotCheckable as err:
         res.not_checkable[_reason(err)] += 1
