@@ -537,6 +537,8 @@ DYNAMIC_EVEN = DYNAMIC.replace(
 def test_dynamic_arguments_need_their_inputs_or_a_size():
     with pytest.raises(NotCheckable, match=r"argument 0 has the dynamic type tensor<\?x4xf32>"):
         check(DYNAMIC, DYNAMIC)
+    with pytest.raises(ValueError, match="dynamic_dim_size must be an integer >= 1"):
+        check(DYNAMIC, DYNAMIC, dynamic_dim_size=0)
 
 
 @pytest.mark.parametrize("oracle", ["interpreter", "xla"])

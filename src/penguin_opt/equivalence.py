@@ -12,7 +12,9 @@ passes under test:
 * penguin-form sorts are re-expanded with their index ramp;
 * ``AwsNeuronErf`` becomes ``chlo.erf``; ``ResizeNearestGrad`` becomes a reshape that
   splits every dimension into (input dim, scale), a reduce-sum over the scale axes and,
-  in ``mean`` mode, a division by the window volume.
+  in ``mean`` mode, a division by the window volume;
+* a shape-polymorphic program (dynamic @main arguments) is specialized to the shapes of
+  the inputs or to ``dynamic_dim_size`` (``_specialize``, ``_refine``).
 Anything else the interpreter cannot run is reported as not checkable, never as a pass.
 """
 
@@ -222,9 +224,9 @@ def _refine(module: ir.Operation, types: Sequence[str]) -> None:
     """Specialize @main to the argument ``types`` and propagate the shapes through the
     program (StableHLO's ``stablehlo-refine-arguments``, ``stablehlo-refine-shapes`` and
     ``stablehlo-canonicalize-dynamism``, what jax runs before it executes a
-    shape-polymorphic export), then check and drop
-    jax's shape assertions (``stablehlo-check-shape-assertions``: a false one is an error
-    naming the constraint). NotCheckable if a type in @main stays dynamic."""
+    shape-polymorphic export), then check and drop jax's shape assertions
+    (``stablehlo-check-shape-assertions``: a false one is an error naming the constraint).
+    NotCheckable if a type in @main stays dynamic."""
     from jaxlib.mlir import ir, passmanager
 
     passmanager.PassManager.parse(
@@ -890,11 +892,14 @@ def check(
     None (the default): no thread, no lines. A program whose @main takes dynamically shaped
     arguments is specialized first: each dynamic dimension takes its size from the first
     input set (``inputs``) or is ``dynamic_dim_size`` (see ``_specialize``)."""
-    _validate(seed=seed, trials=trials, rtol=rtol, atol=atol, timeout=timeout)
-    if dynamic_dim_size is not None and (
-        not isinstance(dynamic_dim_size, int) or dynamic_dim_size < 1
-    ):
-        raise ValueError(f"dynamic_dim_size must be an integer >= 1, got {dynamic_dim_size!r}")
+    _validate(
+        seed=seed,
+        trials=trials,
+        rtol=rtol,
+        atol=atol,
+        timeout=timeout,
+        dynamic_dim_size=dynamic_dim_size,
+    )
     ticker = (
         contextlib.nullcontext(_NoProgress())
         if progress is None
@@ -922,7 +927,13 @@ def check(
 
 
 def _validate(
-    *, seed: int, trials: int, rtol: float | None, atol: float | None, timeout: float
+    *,
+    seed: int,
+    trials: int,
+    rtol: float | None,
+    atol: float | None,
+    timeout: float,
+    dynamic_dim_size: int | None,
 ) -> None:
     if not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
@@ -933,6 +944,10 @@ def _validate(
             raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
     if not (math.isfinite(timeout) and timeout > 0):
         raise ValueError(f"timeout must be a finite number > 0, got {timeout!r}")
+    if dynamic_dim_size is not None and (
+        not isinstance(dynamic_dim_size, int) or dynamic_dim_size < 1
+    ):
+        raise ValueError(f"dynamic_dim_size must be an integer >= 1, got {dynamic_dim_size!r}")
 
 
 def _check(
