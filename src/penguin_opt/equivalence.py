@@ -456,21 +456,46 @@ def _signature(
         return sig, keys, dynamic, [_result_form(t) for t in ftype.results], elements
 
 
+def _merged_signature(before: Sequence[ArgSpec], after: Sequence[ArgSpec]) -> list[ArgSpec]:
+    """The argument specs both programs' @main accept: equal ones, or a dynamic dimension
+    of one where the other has a size (a program specialized by its pipeline, e.g.
+    ``stablehlo-refine-arguments``, is checked against the shape-polymorphic original at
+    that size); NotCheckable when they differ otherwise."""
+
+    def shown(sig: Sequence[ArgSpec]) -> str:
+        return ", ".join(
+            f"{key}[{', '.join('?' if d == -1 else str(d) for d in shape)}]" for shape, key in sig
+        )
+
+    def accepts(b: ArgSpec, a: ArgSpec) -> bool:
+        (shape_b, key_b), (shape_a, key_a) = b, a
+        return (
+            key_b == key_a
+            and len(shape_b) == len(shape_a)
+            and all(x == y or -1 in (x, y) for x, y in zip(shape_b, shape_a, strict=True))
+        )
+
+    if len(before) != len(after) or not all(map(accepts, before, after)):
+        raise NotCheckable(f"signatures differ: ({shown(before)}) vs ({shown(after)})")
+    return [
+        (tuple(b if a == -1 else a for b, a in zip(shape_b, shape_a, strict=True)), key)
+        for (shape_b, key), (shape_a, _) in zip(before, after, strict=True)
+    ]
+
+
 def _specialize(
     signature: Sequence[ArgSpec],
     elements: Sequence[str],
     inputs: Sequence[Sequence[np.ndarray]] | None,
     dim_size: int | None,
-) -> tuple[list[ArgSpec], tuple[str, ...] | None]:
-    """@main's argument specs with every dynamic dimension given a size, and the argument
-    types to refine the programs to (None when every argument is static already).
+) -> tuple[list[ArgSpec], tuple[str, ...]]:
+    """@main's argument specs with every dynamic dimension given a size, and those
+    argument types as printed (what ``_refine`` specializes a shape-polymorphic program to).
 
     A dynamic dimension takes its size from the first input set when inputs are given
     (every set must then have the same shapes), else ``dim_size``; without either the
     program is not checkable. The programs are then specialized to those types before
-    they run (``_refine``), as jax does before it runs a shape-polymorphic export."""
-    if all(-1 not in shape for shape, _ in signature):
-        return list(signature), None
+    they run, as jax does before it runs a shape-polymorphic export."""
     sized = []
     for i, (shape, key) in enumerate(signature):
         if -1 in shape:
@@ -969,8 +994,7 @@ def _check(
         _signature(before),
         _signature(after),
     )
-    if sig_before != sig_after:
-        raise NotCheckable(f"signatures differ: {sig_before} vs {sig_after}")
+    merged = _merged_signature(sig_before, sig_after)
     if not _results_compatible(res_before, res_after):
         shown_b = ", ".join(r[0] for r in res_before) or "nothing"
         shown_a = ", ".join(r[0] for r in res_after) or "nothing"
@@ -981,7 +1005,9 @@ def _check(
                 f"after {len(res_after)} ({shown_a})"
             ),
         )
-    sig, refine = _specialize(sig_before, elements, inputs, dynamic_dim_size)
+    sig, types = _specialize(merged, elements, inputs, dynamic_dim_size)
+    polymorphic = any(-1 in shape for shape, _ in (*sig_before, *sig_after))
+    refine = types if polymorphic else None
     # Specialized programs are run only when every type in @main is static (``_refine``).
     dynamic = [] if refine else dyn_before + dyn_after
     input_sets = (
