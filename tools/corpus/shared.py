@@ -603,32 +603,31 @@ def _check_entry(
     baseline: dict,
 ) -> None:
     where = f"{res.case} @{entry} [{variant}]"
-    sized = {"dynamic_dim_size": DYNAMIC_DIM_SIZE}  # shape-polymorphic entries, specialized
     try:
         prog_b, _ = entry_program(before, entry, "equiv", context=ctx)
         prog_a, used = entry_program(after, entry, "equiv", context=ctx)
         oracle = pick_oracle(prog_b)
-        if oracle == "xla":  # XLA compiles the two programs differently: no bitwise
-            report = check(
-                prog_b, prog_a, seed=0, trials=trials, rtol=None, atol=None, oracle="xla", **sized
+
+        def run(oracle: str, rtol: float | None = None, atol: float | None = None):
+            return check(
+                prog_b,
+                prog_a,
+                seed=0,
+                trials=trials,
+                rtol=rtol,
+                atol=atol,
+                oracle=oracle,
+                dynamic_dim_size=DYNAMIC_DIM_SIZE,
             )
+
+        if oracle == "xla":  # XLA compiles the two programs differently: no bitwise
+            report = run("xla")
             exact = False
         else:
-            report = check(
-                prog_b, prog_a, seed=0, trials=trials, rtol=0.0, atol=0.0, oracle="auto", **sized
-            )
+            report = run("auto", 0.0, 0.0)
             exact = report.ok and report.oracle == "interpreter"
             if not report.ok and (reordered or report.oracle != "interpreter"):
-                report = check(
-                    prog_b,
-                    prog_a,
-                    seed=0,
-                    trials=trials,
-                    rtol=None,
-                    atol=None,
-                    oracle="auto",
-                    **sized,
-                )
+                report = run("auto")
     except NotCheckable as err:
         res.not_checkable[_reason(err)] += 1
         return
