@@ -623,3 +623,21 @@ def test_a_program_its_pipeline_specialized_is_checked_against_the_original(tmp_
     assert not check(DYNAMIC, wrong).ok
     with pytest.raises(NotCheckable, match=r"signatures differ: \(f32\[\?, 4\]\) vs"):
         check(DYNAMIC, ADD)
+
+
+# jax exports some ops (top_k) as composites whose decomposition is a private function
+COMPOSITE = """func.func @main(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %0 = stablehlo.composite "my.double" %x {decomposition = @my.double.impl} : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+func.func private @my.double.impl(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %0 = stablehlo.add %x, %x : tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+"""
+
+
+def test_a_shape_polymorphic_composite_is_specialized_with_its_decomposition():
+    assert check(COMPOSITE, COMPOSITE, dynamic_dim_size=3).ok
+    squared = COMPOSITE.replace("stablehlo.add %x, %x", "stablehlo.multiply %x, %x")
+    assert not check(COMPOSITE, squared, dynamic_dim_size=3).ok

@@ -224,13 +224,15 @@ def _refine(module: ir.Operation, types: Sequence[str]) -> None:
     """Specialize @main to the argument ``types`` and propagate the shapes through the
     program (StableHLO's ``stablehlo-refine-arguments``, ``stablehlo-refine-shapes`` and
     ``stablehlo-canonicalize-dynamism``, what jax runs before it executes a
-    shape-polymorphic export), then check and drop jax's shape assertions
+    shape-polymorphic export; composites become calls of their decompositions first, whose
+    signatures refine-shapes can specialize), then check and drop jax's shape assertions
     (``stablehlo-check-shape-assertions``: a false one is an error naming the constraint).
     NotCheckable if a type in @main stays dynamic."""
     from jaxlib.mlir import ir, passmanager
 
     passmanager.PassManager.parse(
-        f"builtin.module(stablehlo-refine-arguments{{types='{','.join(types)}'}},"
+        "builtin.module(func.func(stablehlo-legalize-composite-to-call),"
+        f"stablehlo-refine-arguments{{types='{','.join(types)}'}},"
         "stablehlo-refine-shapes,func.func(stablehlo-canonicalize-dynamism),"
         "func.func(stablehlo-check-shape-assertions))"
     ).run(module)
