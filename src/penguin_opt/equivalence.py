@@ -465,9 +465,7 @@ def _merged_signature(before: Sequence[ArgSpec], after: Sequence[ArgSpec]) -> li
     that size); NotCheckable when they differ otherwise."""
 
     def shown(sig: Sequence[ArgSpec]) -> str:
-        return ", ".join(
-            f"{key}[{', '.join('?' if d == -1 else str(d) for d in shape)}]" for shape, key in sig
-        )
+        return ", ".join(_spec_text(spec) for spec in sig)
 
     def accepts(b: ArgSpec, a: ArgSpec) -> bool:
         (shape_b, key_b), (shape_a, key_a) = b, a
@@ -507,18 +505,31 @@ def _specialize(
             elif dim_size is not None and not inputs:
                 shape = tuple(dim_size if d == -1 else d for d in shape)
             elif not inputs:
-                shown = "x".join("?" if d == -1 else str(d) for d in shape)
                 raise NotCheckable(
-                    f"argument {i} has the dynamic type tensor<{shown}x{elements[i]}>: give "
-                    "its inputs (--inputs) or a size for its dynamic dimensions "
+                    f"argument {i} has the dynamic type {_tensor_text(shape, elements[i])}: "
+                    "give its inputs (--inputs) or a size for its dynamic dimensions "
                     "(--dynamic-dim-size)"
                 )
         sized.append((shape, key))
     types = tuple(
-        "tensor<" + "".join(f"{d}x" for d in shape) + element + ">"
-        for (shape, _), element in zip(sized, elements, strict=True)
+        _tensor_text(shape, element) for (shape, _), element in zip(sized, elements, strict=True)
     )
     return sized, types
+
+
+def _dims(shape: Sequence[int]) -> list[str]:
+    return ["?" if d == -1 else str(d) for d in shape]
+
+
+def _spec_text(spec: ArgSpec) -> str:
+    """An argument spec as the checker's messages show it: ``f32[?, 4]``."""
+    shape, key = spec
+    return f"{key}[{', '.join(_dims(shape))}]"
+
+
+def _tensor_text(shape: Sequence[int], element: str) -> str:
+    """The MLIR tensor type of ``shape`` (-1: dynamic) and ``element``: ``tensor<?x4xf32>``."""
+    return "tensor<" + "".join(f"{d}x" for d in _dims(shape)) + element + ">"
 
 
 def _result_form(t: ir.Type) -> tuple[str, tuple[int, ...] | None, str]:
@@ -1127,9 +1138,8 @@ def _check_inputs(arrays: Sequence[np.ndarray], signature: Sequence[ArgSpec]) ->
         raise NotCheckable(f"{len(arrays)} inputs given, @main takes {len(signature)}")
     for i, (a, (shape, key)) in enumerate(zip(arrays, signature, strict=True)):
         if tuple(a.shape) != tuple(shape) or a.dtype != DTYPES.get(key):
-            expected = ", ".join("?" if d == -1 else str(d) for d in shape)
             raise NotCheckable(
-                f"input {i} is {a.dtype}{list(a.shape)}, @main expects {key}[{expected}]"
+                f"input {i} is {a.dtype}{list(a.shape)}, @main expects {_spec_text((shape, key))}"
             )
 
 
