@@ -135,3 +135,35 @@ func.func @other() {
     assert shared._expectations_hold(text, "t", frozenset([0]), True, None, None)
     assert "-> tensor<2xi32>" in actual
     assert "-> tensor<2xi32>" in expected
+
+
+def test_stablehlo_chunk_with_mhlo_attributes_runs_both_dialects_passes():
+    # Every JAX export carries mhlo.* attributes on StableHLO ops; the chunk is StableHLO
+    # and must also go through stablehlo-legalize-to-hlo and the MHLO passes.
+    text = """module attributes {mhlo.num_partitions = 1 : i32} {
+  func.func public @main(%a: tensor<2x3xf32>) -> (tensor<2x3xf32> {mhlo.layout_mode = "default"}) {
+    %c = stablehlo.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+    %b = stablehlo.broadcast_in_dim %c, dims = [1] : (tensor<3xf32>) -> tensor<2x3xf32>
+    %s = stablehlo.add %a, %b : tensor<2x3xf32>
+    return %s : tensor<2x3xf32>
+  }
+}"""
+    r = shared.run_case(shared.Case("t.mlir", 0, text))
+    assert r.status == "ok", r.status
+    assert r.dialect == "stablehlo"
+    assert r.checked == 2  # @main, in each dialect
+    # one fold by each dialect's pass
+    assert r.rewrites["replaceBroadcastInDimWithConstants"] == 2, r.rewrites
+
+
+def test_entry_program_keeps_callees_with_quoted_names():
+    # JAX names a lambda's function @"<lambda>"
+    text = """func.func private @"<lambda>"(%a: tensor<2xi32>) -> tensor<2xi32> {
+  return %a : tensor<2xi32>
+}
+func.func @t(%a: tensor<2xi32>) -> tensor<2xi32> {
+  %1 = func.call @"<lambda>"(%a) : (tensor<2xi32>) -> tensor<2xi32>
+  return %1 : tensor<2xi32>
+}"""
+    prog, _ = shared.entry_program(text, "t", "equiv")
+    assert 'func.func private @"<lambda>"' in prog
