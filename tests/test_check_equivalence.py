@@ -248,6 +248,21 @@ def test_bounded_dynamic_results_are_not_compared_on_xla():
         check(text, text, oracle="xla")
 
 
+@pytest.mark.parametrize("oracle", ["interpreter", "xla", "auto"])
+def test_a_token_result_is_not_checkable_and_its_mhlo_form_is_no_mismatch(oracle):
+    """!mhlo.token is !stablehlo.token: a program returning one, before and after
+    stablehlo-legalize-to-hlo, is not checkable (no oracle returns a token's value), never
+    a mismatch of the result types."""
+    before = """func.func @main(%a: tensor<2xf32>) -> (!stablehlo.token, tensor<2xf32>) {
+  %0 = stablehlo.create_token : !stablehlo.token
+  return %0, %a : !stablehlo.token, tensor<2xf32>
+}
+"""
+    after = before.replace("stablehlo", "mhlo")
+    with pytest.raises(NotCheckable, match=r"result 0 of @main is a token \(!stablehlo.token\)"):
+        check(before, after, oracle=oracle)
+
+
 def test_tolerance_uses_the_coarsest_reduction_operand_type(tmp_path):
     """The interpreter sums a bf16 x bf16 -> f32 convolution in bf16, so the polyphase
     rewrite of canonicalize-conv moves the f32 result by bf16 rounding (0.0098 here, on
