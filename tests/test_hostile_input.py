@@ -7,6 +7,7 @@ output path after a failure, and the input untouched.
 
 from __future__ import annotations
 
+import os
 import re
 import signal
 import subprocess
@@ -246,6 +247,16 @@ def _children(pid: int) -> list[int]:
     return [int(x) for x in out.split()]
 
 
+def _descendants(pid: int) -> list[int]:
+    """Children, their children, and so on (the command's supervised child first)."""
+    found, todo = [], [pid]
+    while todo:
+        kids = _children(todo.pop(0))
+        found += kids
+        todo += kids
+    return found
+
+
 def _alive(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/stat") as f:
@@ -266,10 +277,11 @@ def test_checker_stopped_by_a_signal_leaves_no_process(tmp_path, sig, code):
         cwd=ROOT,
     )
     deadline = time.time() + 60
-    while time.time() < deadline and len(_children(proc.pid)) < 2:
-        time.sleep(0.2)  # the oracle children are running the endless loop
+    # the supervised child and its two oracle children, running the endless loop
+    while time.time() < deadline and len(_descendants(proc.pid)) < 3:
+        time.sleep(0.2)
     time.sleep(1.0)
-    children = _children(proc.pid)
+    children = _descendants(proc.pid)
     assert children
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)
@@ -677,3 +689,82 @@ def test_error_lines_for_the_whole_class_of_usage_errors(tmp_path):
         proc = run(src, *args)
         assert_kept_promises(proc, codes=(2,))
         assert len(error_lines(proc)) == 1
+
+
+# A quantized element type under a bounds encoding: jaxlib 0.10.2's parser segfaults on it.
+QUANT_WITH_BOUNDS = """func.func @main(%arg0: tensor<?x?xf32, #stablehlo.bounds<4, 4>>) -> () {
+  %0 = stablehlo.uniform_quantize %arg0 : (tensor<?x?xf32, #stablehlo.bounds<4, 4>>) -> tensor<?x?x!quant.uniform<i8:f32, 1.000000e+00:3>, #stablehlo.bounds<4, 4>>
+  return
+}
+"""
+
+
+@pytest.mark.parametrize("tool", ["penguin_opt", "penguin_opt.check_cli"])
+def test_mlir_crashing_in_the_parser_is_one_line(tmp_path, tool):
+    src = write(tmp_path, "q.mlir", QUANT_WITH_BOUNDS)
+    args = (src,) if tool == "penguin_opt" else (src, src)
+    proc = run(*args, tool=tool)
+    assert_kept_promises(proc)  # never a signal death, at most one error line
+    (line,) = error_lines(proc) or [""]
+    if "crashed" in line:  # where MLIR's parser crashes on it (jaxlib 0.10.2's does)
+        assert re.fullmatch(
+            r".*q\.mlir: error: MLIR crashed the process \(\w+\) while parsing", line
+        )
+
+
+def _supervised_child(proc: subprocess.Popen) -> int:
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        kids = _children(proc.pid)
+        if kids:
+            return kids[0]
+        time.sleep(0.05)
+    raise AssertionError("no supervised child")
+
+
+@pytest.mark.parametrize(
+    ("sig", "says"),
+    [
+        (signal.SIGSEGV, r"MLIR crashed the process \(SIGSEGV\)"),
+        (signal.SIGABRT, r"MLIR crashed the process \(SIGABRT\)"),
+        (signal.SIGKILL, r"the process was killed \(SIGKILL; by the kernel, if memory ran out\)"),
+    ],
+)
+def test_a_crash_of_the_work_is_one_line_and_writes_nothing(tmp_path, sig, says):
+    """The command's work runs in a supervised child: whatever kills it (a segfault or an
+    abort inside MLIR, the kernel's OOM killer) is one line naming the input and what was
+    going on, exit 1, and no output file or temporary is left."""
+    body = "".join(
+        f"  %{i + 1} = stablehlo.add %{i}, %{i} : tensor<4xf32>\n" for i in range(150_000)
+    )
+    src = write(
+        tmp_path,
+        "big.mlir",
+        f"func.func @main(%0: tensor<4xf32>) -> tensor<4xf32> {{\n{body}  return %150000 : tensor<4xf32>\n}}\n",
+    )
+    out = tmp_path / "out" / "o.mlir"
+    out.parent.mkdir()
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "penguin_opt",
+            src,
+            "-p",
+            "stablehlo-canonicalize-for-penguin",
+            "-o",
+            out,
+        ],
+        stderr=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        cwd=ROOT,
+    )
+    child = _supervised_child(proc)
+    time.sleep(1.0)
+    os.kill(child, sig)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 1, err
+    lines = err.decode().splitlines()
+    assert len(lines) == 1, lines
+    assert re.fullmatch(rf".*big\.mlir: error: {says}( while \w.*)?", lines[0]), lines[0]
+    assert list(out.parent.iterdir()) == []

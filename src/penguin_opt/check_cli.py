@@ -24,6 +24,8 @@ from .cli_common import (
     Parser,
     add_check_options,
     run_command,
+    stage,
+    supervise,
     version,
 )
 
@@ -93,6 +95,8 @@ def _print_progress(line: str) -> None:
 
 def penguin_check_main(argv: list[str] | None = None) -> int:
     """penguin-check BEFORE AFTER: compare two programs' results."""
+    if argv is None:  # run as a command: MLIR crashing the process is one line, exit 1
+        supervise("penguin-check")
     argv = sys.argv[1:] if argv is None else argv
     return run_command(lambda: _penguin_check(argv), prog="penguin-check", argv=argv)
 
@@ -111,6 +115,7 @@ def _penguin_check(argv: list[str]) -> int:
     texts = []
     for path in (args.before, args.after):
         try:
+            stage("parsing", file=path)
             module = load_file(path)
             with module.context:
                 texts.append(module_text(module))
@@ -119,6 +124,7 @@ def _penguin_check(argv: list[str]) -> int:
                 traceback.print_exc()
             print(str(err), file=sys.stderr)
             return EXIT_FAILURE
+    stage("comparing its results", file=args.before)
     return run_check(texts[0], texts[1], args, exact=False, resize_mode="mean")
 
 

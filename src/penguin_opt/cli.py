@@ -28,6 +28,8 @@ from .cli_common import (
     add_check_options,
     one_line,
     run_command,
+    stage,
+    supervise,
     version,
 )
 from .diagnostics_check import DEFAULT_MARKER as DEFAULT_SPLIT_MARKER
@@ -271,6 +273,10 @@ def list_passes(out: TextIO = sys.stdout) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The ``penguin-opt`` command. Run as a command (``argv`` None) it is supervised
+    (``cli_common.supervise``: MLIR crashing the process is one line, exit 1)."""
+    if argv is None:
+        supervise("penguin-opt")
     argv = sys.argv[1:] if argv is None else argv
     return run_command(lambda: _main(argv), prog="penguin-opt", argv=argv)
 
@@ -583,6 +589,7 @@ def _run_one(
     from .io import module_text
 
     start = time.perf_counter() if parse_start is None else parse_start
+    stage("parsing", file=source.name)
     module = load_source(source, make_context(allow_unregistered=args.allow_unregistered_dialect))
     state.timings.append(("Parser", time.perf_counter() - start))
     with module.context:
@@ -617,6 +624,7 @@ def _run_one(
 
             state.findings = findings(before, module, source.name, pipeline=pipeline)
             before.erase()
+        stage("printing the output")
         if texts is not None:
             texts.append(module_text(module))
         return _render(args, module, source.name)

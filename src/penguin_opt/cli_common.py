@@ -13,12 +13,15 @@ mlir-opt (LLVM's ``cl``) habits the parser keeps:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
+import select
 import signal
 import sys
 import threading
 import traceback
+import warnings
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -42,6 +45,8 @@ __all__ = [
     "one_line",
     "quiet_stdout",
     "run_command",
+    "stage",
+    "supervise",
     "version",
 ]
 
@@ -131,6 +136,135 @@ def run_command(fn: Callable[[], int], *, prog: str, argv: list[str]) -> int:
     return result
 
 
+# ------------------------------------------------------------- the supervising parent
+
+_NO_SUPERVISOR_ENV = "PENGUIN_OPT_NO_SUPERVISOR"  # any value: no fork (e.g. under gdb)
+_stage_fd: int | None = None  # the child's end of the pipe to its supervising parent
+
+
+def supervise(prog: str) -> None:
+    """Run the rest of this command in a forked child; the parent waits and exits with its
+    code. MLIR inside jaxlib can crash the process on some inputs (a segfault in its parser
+    or printer, an LLVM abort in a pass), which no Python code can catch: the parent then
+    prints one line, ``FILE: error: MLIR crashed the process (SIGSEGV) while parsing``
+    (what the child last told it through :func:`stage`), removes the temporary output the
+    child announced, and exits 1. SIGINT, SIGTERM and SIGHUP are passed on to the child,
+    which dies with the parent (even one killed by SIGKILL)."""
+    global _stage_fd
+    if not hasattr(os, "fork") or os.environ.get(_NO_SUPERVISOR_ENV):
+        return
+    parent = os.getpid()
+    try:
+        read_end, write_end = os.pipe()
+        with warnings.catch_warnings():  # numpy's BLAS threads: safe, it handles fork
+            warnings.filterwarnings("ignore", ".*multi-threaded.*fork", DeprecationWarning)
+            pid = os.fork()
+    except OSError:  # no processes left: run unsupervised
+        return
+    if pid == 0:
+        from .isolated import exit_with_parent
+
+        os.close(read_end)
+        _stage_fd = write_end
+        exit_with_parent(parent)
+        return
+    os.close(write_end)
+    os._exit(_wait_for(pid, read_end, prog))
+
+
+def stage(
+    doing: str | None = None,
+    *,
+    file: str | None = None,
+    temporary: str | None = None,
+    done: str | None = None,
+) -> None:
+    """Tell the supervising parent (if any) what the command does now (``doing``, e.g.
+    "parsing"), on which input (``file``), or which temporary output it created or
+    finished with (``temporary``/``done``): named or removed if MLIR crashes."""
+    if _stage_fd is None:
+        return
+    lines = [(k, v) for k, v in (("F", file), ("D", doing), ("T", temporary), ("U", done)) if v]
+    text = "".join(f"{k}\t{one_line(v, 500)}\n" for k, v in lines)
+    with contextlib.suppress(OSError):
+        os.write(_stage_fd, text.encode("utf-8", "replace"))
+
+
+class _Told:
+    """What the supervised child last said through :func:`stage`."""
+
+    def __init__(self) -> None:
+        self.file = self.doing = ""
+        self.temporaries: set[str] = set()
+        self._pending = b""
+
+    def take(self, chunk: bytes) -> None:
+        *lines, self._pending = (self._pending + chunk).split(b"\n")
+        for line in lines:
+            key, _, value = line.decode("utf-8", "replace").partition("\t")
+            if key == "F":
+                self.file, self.doing = value, ""
+            elif key == "D":
+                self.doing = value
+            elif key == "T":
+                self.temporaries.add(value)
+            elif key == "U":
+                self.temporaries.discard(value)
+
+
+def _wait_for(pid: int, read_end: int, prog: str) -> int:
+    def forward(signum: int, frame: FrameType | None) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signum)
+
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, forward)
+    told = _Told()
+    pipe_open = True
+    while True:
+        if pipe_open and select.select([read_end], [], [], 0.5)[0]:
+            chunk = os.read(read_end, 1 << 16)
+            told.take(chunk)
+            pipe_open = bool(chunk)  # at EOF the child is gone: wait for it below
+            continue
+        done, status = os.waitpid(pid, os.WNOHANG if pipe_open else 0)
+        if done:
+            break
+    while pipe_open and select.select([read_end], [], [], 0)[0]:  # its last words
+        chunk = os.read(read_end, 1 << 16)
+        told.take(chunk)
+        pipe_open = bool(chunk)
+    if os.WIFEXITED(status):
+        return os.WEXITSTATUS(status)
+    return _died(os.WTERMSIG(status), told, prog)
+
+
+def _died(signum: int, told: _Told, prog: str) -> int:
+    """The exit code (and the one line) for a child killed by ``signum``."""
+    if signum == signal.SIGINT:
+        return EXIT_INTERRUPTED
+    if signum == signal.SIGTERM:
+        return EXIT_TERMINATED
+    for path in told.temporaries:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+    if signum == signal.SIGPIPE:  # the reader of stdout went away: quietly
+        return EXIT_FAILURE
+    try:
+        name = signal.Signals(signum).name
+    except ValueError:
+        name = f"signal {signum}"
+    what = (
+        f"the process was killed ({name}; by the kernel, if memory ran out)"
+        if signum == signal.SIGKILL
+        else f"MLIR crashed the process ({name})"
+    )
+    where = f" while {told.doing}" if told.doing else ""
+    head = f"{told.file}: error: " if told.file else f"{prog}: error: "
+    print(f"{head}{what}{where}", file=sys.stderr, flush=True)
+    return EXIT_FAILURE
+
+
 def one_line(value: object, limit: int | None = None) -> str:
     """``str(value)`` with every run of whitespace (newlines included) one space, cut to
     ``limit`` characters: how an error or a diagnostic becomes part of one stderr line."""
@@ -175,6 +309,10 @@ def quiet_stdout() -> None:
 
 
 def _abandon(code: int) -> None:
+    # A second Ctrl-C (the terminal's, after the supervising parent's) must not cut the
+    # cleanup short.
+    with contextlib.suppress(ValueError):
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
     # Whatever the worker thread prints from now on (an oracle it sees die, say) is not
     # the user's: stdout and stderr go to /dev/null before anything is stopped.
     try:

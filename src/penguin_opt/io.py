@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from jaxlib.mlir import ir
 
-from .cli_common import on_abandon, one_line, quiet_stdout
+from .cli_common import on_abandon, one_line, quiet_stdout, stage
 from .ir_util import native_stderr_captured
 from .penguin_sort import parse_allowing_penguin_sorts
 
@@ -340,6 +340,7 @@ def _replace_atomically(path: str, payload: bytes) -> None:
             raise KeyboardInterrupt
         fd, tmp = tempfile.mkstemp(prefix=temporary_prefix(path), suffix=_TMP, dir=directory)
         _TEMPORARY.add(tmp)
+        stage(temporary=tmp)  # removed by the supervising parent if the process is killed
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(payload)
@@ -351,6 +352,7 @@ def _replace_atomically(path: str, payload: bytes) -> None:
         raise
     finally:
         _TEMPORARY.discard(tmp)
+        stage(done=tmp)
 
 
 _TMP = ".tmp"

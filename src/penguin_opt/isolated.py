@@ -31,6 +31,7 @@ __all__ = [
     "call",
     "close",
     "close_all",
+    "exit_with_parent",
     "kill",
     "shutdown",
 ]
@@ -88,7 +89,7 @@ def _submit(kind: str, fn: Callable[..., _T], args: tuple) -> Future[_T]:
         pool = ProcessPoolExecutor(
             max_workers=1,
             mp_context=multiprocessing.get_context("spawn"),
-            initializer=_exit_with_parent,
+            initializer=exit_with_parent,
             initargs=(os.getpid(),),
         )
         _POOLS[kind] = pool
@@ -164,7 +165,7 @@ def _main_not_reimported() -> Iterator[None]:
         main.__dict__.update(saved)
 
 
-def _exit_with_parent(parent: int) -> None:
+def exit_with_parent(parent: int) -> None:
     """Child-process initializer: die with the parent (even one killed by SIGKILL, when
     nothing could stop the child) instead of running on as an orphan. On Linux the kernel
     does it (PR_SET_PDEATHSIG; an oracle's C++ call holds the GIL, so no thread of the

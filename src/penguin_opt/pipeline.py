@@ -25,7 +25,7 @@ from typing import TextIO
 from jaxlib.mlir import ir, passmanager
 
 from . import penguin_sort
-from .cli_common import one_line
+from .cli_common import one_line, stage
 from .ir_util import native_stderr_captured, ops_named
 from .passes import PASSES
 from .passes.base import Diagnostic, ModulePass, OptionError, PassError, RunState, Severity
@@ -231,6 +231,7 @@ class Pipeline:
                 if printing.wants_before(el):
                     printing.dump("Before", el, module)
                 before_text = _fingerprint(module) if printing.after_change else None
+                stage(f"running {el.label}")
                 start = time.perf_counter()
                 try:
                     if el.ours is not None:
@@ -240,6 +241,7 @@ class Pipeline:
                         run_of_ours.append(el.ours.name)
                         run_ends = i + 1 == len(self.elements) or self.elements[i + 1].ours is None
                         if verify and (self.verify == "each" or run_ends):
+                            stage(f"verifying after {', '.join(run_of_ours)}")
                             _verify(run_of_ours)(module)
                             run_of_ours = []
                     else:
