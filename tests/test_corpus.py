@@ -167,3 +167,10 @@ func.func @t(%a: tensor<2xi32>) -> tensor<2xi32> {
 }"""
     prog, _ = shared.entry_program(text, "t", "equiv")
     assert 'func.func private @"<lambda>"' in prog
+
+
+def test_an_empty_chunk_is_skipped():
+    # what a file ending in "// -----" leaves after its last separator
+    assert shared.run_case(shared.Case("t.mlir", 3, "\n// CHECK: nothing\n\n")).status == (
+        "skipped: empty chunk"
+    )
