@@ -190,6 +190,9 @@ def stage(
         os.write(_stage_fd, text.encode("utf-8", "replace"))
 
 
+_FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # exits 130, 143, 129
+
+
 class _Told:
     """What the supervised child last said through :func:`stage`."""
 
@@ -217,7 +220,7 @@ def _wait_for(pid: int, read_end: int, prog: str) -> int:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signum)
 
-    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    for signum in _FORWARDED:
         signal.signal(signum, forward)
     told = _Told()
     pipe_open = True
@@ -241,13 +244,11 @@ def _wait_for(pid: int, read_end: int, prog: str) -> int:
 
 def _died(signum: int, told: _Told, prog: str) -> int:
     """The exit code (and the one line) for a child killed by ``signum``."""
-    if signum == signal.SIGINT:
-        return EXIT_INTERRUPTED
-    if signum == signal.SIGTERM:
-        return EXIT_TERMINATED
     for path in told.temporaries:
         with contextlib.suppress(OSError):
             os.unlink(path)
+    if signum in _FORWARDED:  # stopped, as the command would have been: quietly
+        return 128 + signum
     if signum == signal.SIGPIPE:  # the reader of stdout went away: quietly
         return EXIT_FAILURE
     try:
