@@ -167,6 +167,10 @@ def supervise(prog: str) -> None:
         os.close(read_end)
         _stage_fd = write_end
         exit_with_parent(parent)
+        if "--debug" in sys.argv:  # a crash also prints where Python was
+            import faulthandler
+
+            faulthandler.enable()
         return
     os.close(write_end)
     os._exit(_wait_for(pid, read_end, prog))
