@@ -174,3 +174,32 @@ def test_an_empty_chunk_is_skipped():
     assert shared.run_case(shared.Case("t.mlir", 3, "\n// CHECK: nothing\n\n")).status == (
         "skipped: empty chunk"
     )
+
+
+def test_the_sweep_runs_on_any_folder(tmp_path, capsys):
+    import json
+
+    (tmp_path / "up" / "deep").mkdir(parents=True)
+    (tmp_path / "up" / "deep" / "t.mlir").write_text(
+        """func.func @main(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %c = stablehlo.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  %b = stablehlo.broadcast_in_dim %c, dims = [1] : (tensor<3xf32>) -> tensor<2x3xf32>
+  %s = stablehlo.add %a, %b : tensor<2x3xf32>
+  return %s : tensor<2x3xf32>
+}
+// -----
+"""
+    )
+    log = tmp_path / "rows.jsonl"
+    try:
+        assert shared.main([str(tmp_path / "up"), "--jsonl", str(log)]) == 0
+    finally:
+        shared.shutdown_worker()
+    rows = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [(r["case"], r["status"]) for r in rows] == [
+        ("deep/t.mlir#0", "ok"),
+        ("deep/t.mlir#1", "skipped: empty chunk"),
+    ]
+    assert rows[0]["checked"] == 2
+    assert rows[0]["rewrites"] == {"replaceBroadcastInDimWithConstants": 2}
+    assert "files: 1, chunks: 2, loaded: 1" in capsys.readouterr().out

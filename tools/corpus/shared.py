@@ -12,7 +12,11 @@ loaded, run through the pipelines of both dialects, verified, and checked:
   and ``inline,hlo-legalize-to-stablehlo,stablehlo-canonicalize-for-penguin{...},...``.
 
 ``all-functions=true`` because most upstream test files hold many public functions and no
-``@main``; the passes would otherwise visit none of them.
+``@main``; the passes would otherwise visit none of them. A chunk is MHLO when one of its
+ops is (JAX exports carry ``mhlo.*`` attributes on StableHLO programs).
+
+``python -m tools.corpus.shared PATH...`` applies the same rules to every ``.mlir`` file
+under any folder (no manifest needed).
 
 **Expectations.** The interpreter tests assert results with ``check.expect_*`` ops, a
 dialect jaxlib does not ship; before loading, each is rewritten into
@@ -111,6 +115,20 @@ def cases(root: Path) -> list[Case]:
         text = (root / rel).read_text()
         for i, chunk in enumerate(split_chunks(text)):
             out.append(Case(rel, i, chunk.text))
+    return out
+
+
+def cases_under(paths: list[Path]) -> list[Case]:
+    """Every chunk of every ``.mlir`` file under ``paths`` (files or directories, no
+    manifest needed: e.g. an upstream snapshot), ids relative to the folder."""
+    out = []
+    for path in paths:
+        files = [path] if path.is_file() else sorted(path.rglob("*.mlir"))
+        base = path.parent if path.is_file() else path
+        for f in files:
+            rel = str(f.relative_to(base))
+            for i, chunk in enumerate(split_chunks(f.read_text(errors="replace"))):
+                out.append(Case(rel, i, chunk.text))
     return out
 
 
@@ -423,6 +441,8 @@ class ChunkResult:
 def _reason(err: Exception) -> str:
     text = one_line(err)
     text = re.sub(r"^(interpreter|xla): ", "", text)
+    # what MLIR puts before the message that tells reasons apart
+    text = re.sub(r'Failure while executing pass pipeline: error: ("program":\d+:\d+: )?', "", text)
     text = re.sub(r"tensor<[^>]*>", "tensor<...>", text)
     text = re.sub(r"\d+", "N", text)
     return text[:90]
@@ -775,3 +795,47 @@ def summarize(results: list[ChunkResult], seconds: float) -> Summary:
         s.expectations_failed_before += r.expectations_failed_before
         s.expectations_broken += len(r.expectations_broken)
     return s
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m tools.corpus.shared PATH... [--every N] [--jsonl FILE]``: the sweep's
+    rules on any programs (every ``.mlir`` file under each PATH, each chunk in its own
+    worker). Prints each failure as it happens, then the summary; exit 1 if any failed."""
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m tools.corpus.shared", description=main.__doc__)
+    ap.add_argument("paths", nargs="+", type=Path)
+    ap.add_argument("--every", type=int, default=1, help="about one chunk in N (by its id)")
+    ap.add_argument("--jsonl", type=Path, help="one line per chunk: its id, status, counts")
+    args = ap.parse_args(argv)
+    missing = [str(p) for p in args.paths if not p.exists()]
+    if missing:
+        ap.error(f"no such file or directory: {', '.join(missing)}")
+    todo = cases_under(args.paths)
+    todo = sample(todo, args.every) if args.every > 1 else todo
+    results, t0 = [], time.perf_counter()
+    log = args.jsonl.open("w") if args.jsonl else None
+    try:
+        for n, case in enumerate(todo, 1):
+            r = run_case_isolated(case)
+            results.append(r)
+            if log:
+                row = {"case": r.case, "status": r.status, "checked": r.checked}
+                row |= {"rewrites": dict(r.rewrites), "not_checkable": dict(r.not_checkable)}
+                log.write(json.dumps(row) + "\n")
+                log.flush()
+            if r.failed:
+                details = " | ".join([*r.mismatches, *r.expectations_broken])[:500]
+                print(f"[{n}/{len(todo)}] {r.case}: {r.status} {details}", flush=True)
+    finally:
+        shutdown_worker()
+        if log:
+            log.close()
+    print("\n".join(summarize(results, time.perf_counter() - t0).lines()))
+    return 1 if any(r.failed for r in results) else 0
+
+
+if __name__ == "__main__":  # through the module's own name: its workers unpickle run_case
+    from tools.corpus.shared import main as _main
+
+    raise SystemExit(_main())
