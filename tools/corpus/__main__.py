@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from pathlib import Path
 
 
@@ -139,17 +138,12 @@ def _shared(args):
         if args.shared == "yes":
             raise SystemExit(f"error: {note}")
         return None, note, []
-    t0 = time.perf_counter()
-    results = []
-    try:
-        for case in shared.cases(root):
-            r = shared.run_case_isolated(case)
-            results.append(r)
-            if r.failed:
-                print(f"{r.case}: {r.status}", file=sys.stderr)
-    finally:
-        shared.shutdown_worker()
-    summary = shared.summarize(results, time.perf_counter() - t0)
+
+    def each(n: int, r: shared.ChunkResult) -> None:
+        if r.failed:
+            print(f"{r.case}: {r.status}", file=sys.stderr)
+
+    results, summary = shared.sweep(shared.cases(root), each)
     failures = [f"`{r.case}`: {r.status}" for r in results if r.failed]
     return summary, "", failures
 

@@ -59,6 +59,7 @@ import re
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -107,15 +108,9 @@ class Case:
 
 
 def cases(root: Path) -> list[Case]:
+    """Every chunk of every ``.mlir`` file the corpus's ``manifest.json`` lists."""
     manifest = json.loads((root / "manifest.json").read_text())
-    out = []
-    for rel in sorted(manifest):
-        if not rel.endswith(".mlir"):
-            continue
-        text = (root / rel).read_text()
-        for i, chunk in enumerate(split_chunks(text)):
-            out.append(Case(rel, i, chunk.text))
-    return out
+    return [c for rel in sorted(manifest) if rel.endswith(".mlir") for c in _file_cases(root, rel)]
 
 
 def cases_under(paths: list[Path]) -> list[Case]:
@@ -126,10 +121,13 @@ def cases_under(paths: list[Path]) -> list[Case]:
         files = [path] if path.is_file() else sorted(path.rglob("*.mlir"))
         base = path.parent if path.is_file() else path
         for f in files:
-            rel = str(f.relative_to(base))
-            for i, chunk in enumerate(split_chunks(f.read_text(errors="replace"))):
-                out.append(Case(rel, i, chunk.text))
+            out += _file_cases(base, str(f.relative_to(base)))
     return out
+
+
+def _file_cases(base: Path, rel: str) -> list[Case]:
+    text = (base / rel).read_text(errors="replace")
+    return [Case(rel, i, chunk.text) for i, chunk in enumerate(split_chunks(text))]
 
 
 def sample(all_cases: list[Case], every: int) -> list[Case]:
@@ -491,9 +489,8 @@ def run_case(case: Case, *, trials: int = 1) -> ChunkResult:
         before = api.to_text(module)
         with module.context:
             res.dialect = "mhlo" if _is_mhlo(module) else "stablehlo"
-        pipelines = MHLO_PIPELINES if res.dialect == "mhlo" else STABLEHLO_PIPELINES
-        with module.context:
             entries = [symbol_name(f) for f in functions(module) if is_public(f)]
+        pipelines = MHLO_PIPELINES if res.dialect == "mhlo" else STABLEHLO_PIPELINES
         for variant, (prefix, ours) in pipelines.items():
             m = api.load(before, name=case.file, context=ctx)
             try:
@@ -797,6 +794,22 @@ def summarize(results: list[ChunkResult], seconds: float) -> Summary:
     return s
 
 
+def sweep(
+    todo: list[Case], each: Callable[[int, ChunkResult], None] | None = None
+) -> tuple[list[ChunkResult], Summary]:
+    """Every case through ``run_case_isolated`` in order (``each(n, result)`` after each,
+    counting from 1), then the worker stopped; the results and their summary."""
+    results, t0 = [], time.perf_counter()
+    try:
+        for n, case in enumerate(todo, 1):
+            results.append(run_case_isolated(case))
+            if each is not None:
+                each(n, results[-1])
+    finally:
+        shutdown_worker()
+    return results, summarize(results, time.perf_counter() - t0)
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m tools.corpus.shared PATH... [--every N] [--jsonl FILE]``: the sweep's
     rules on any programs (every ``.mlir`` file under each PATH, each chunk in its own
@@ -813,25 +826,24 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"no such file or directory: {', '.join(missing)}")
     todo = cases_under(args.paths)
     todo = sample(todo, args.every) if args.every > 1 else todo
-    results, t0 = [], time.perf_counter()
     log = args.jsonl.open("w") if args.jsonl else None
+
+    def each(n: int, r: ChunkResult) -> None:
+        if log:
+            row = {"case": r.case, "status": r.status, "checked": r.checked}
+            row |= {"rewrites": dict(r.rewrites), "not_checkable": dict(r.not_checkable)}
+            log.write(json.dumps(row) + "\n")
+            log.flush()
+        if r.failed:
+            details = " | ".join([*r.mismatches, *r.expectations_broken])[:500]
+            print(f"[{n}/{len(todo)}] {r.case}: {r.status} {details}", flush=True)
+
     try:
-        for n, case in enumerate(todo, 1):
-            r = run_case_isolated(case)
-            results.append(r)
-            if log:
-                row = {"case": r.case, "status": r.status, "checked": r.checked}
-                row |= {"rewrites": dict(r.rewrites), "not_checkable": dict(r.not_checkable)}
-                log.write(json.dumps(row) + "\n")
-                log.flush()
-            if r.failed:
-                details = " | ".join([*r.mismatches, *r.expectations_broken])[:500]
-                print(f"[{n}/{len(todo)}] {r.case}: {r.status} {details}", flush=True)
+        results, summary = sweep(todo, each)
     finally:
-        shutdown_worker()
         if log:
             log.close()
-    print("\n".join(summarize(results, time.perf_counter() - t0).lines()))
+    print("\n".join(summary.lines()))
     return 1 if any(r.failed for r in results) else 0
 
 
