@@ -88,6 +88,62 @@ def test_not_checkable_names_the_op(tmp_path):
         check(unknown, unknown, oracle="auto")
 
 
+def _lowered_linear_solve(shift: float) -> str:
+    """A jax program calling LAPACK through custom calls (lowered for CPU: getrf, trsm),
+    with a broadcast constant for the passes to fold."""
+    import jax
+    import jax.numpy as jnp
+
+    def f(a, b):
+        m = a @ a.T + 4.0 * jnp.eye(4, dtype=a.dtype)
+        return jnp.linalg.solve(m, b) + shift * jnp.ones((4, 2), a.dtype)
+
+    x = np.ones((4, 4), np.float32)
+    return jax.jit(f).lower(x, np.ones((4, 2), np.float32)).as_text()
+
+
+def test_jax_lapack_custom_calls_are_checked_on_xla():
+    """XLA CPU runs jax's LAPACK custom calls (which the interpreter cannot): the check
+    falls back to it, and it really computes them (a changed constant is a mismatch)."""
+    import penguin_opt
+
+    before = _lowered_linear_solve(1.0)
+    assert "custom_call @lapack_" in before
+    module = penguin_opt.load(before)
+    penguin_opt.run(module, "stablehlo-canonicalize-for-penguin,stablehlo-canonicalize-conv")
+    after = penguin_opt.to_text(module)
+    assert after != before
+    report = check(before, after, oracle="auto", trials=2)
+    assert report.ok, report.table()
+    assert report.oracle == "xla"
+    assert "cannot execute 'stablehlo.custom_call @lapack_" in report.note
+    assert not check(before, _lowered_linear_solve(1.5), oracle="xla").ok
+    with pytest.raises(NotCheckable, match=r"cannot execute 'stablehlo.custom_call @lapack_"):
+        check(before, after, oracle="interpreter")
+
+
+# Single-device XLA cannot compile a manual SPMD region: it fails with a RET_CHECK that
+# XLA also logs as an ERROR with a stack trace.
+MANUAL_SPMD = """func.func @main(%arg0: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %0 = stablehlo.custom_call @Sharding(%arg0) {mhlo.sharding = "{devices=[2,1]0,1}"} : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  %1 = stablehlo.custom_call @SPMDFullToShardShape(%0) {mhlo.sharding = "{manual}"} : (tensor<2x4xf32>) -> tensor<1x4xf32>
+  %2 = stablehlo.custom_call @Sharding(%1) {mhlo.sharding = "{manual}"} : (tensor<1x4xf32>) -> tensor<1x4xf32>
+  %3 = stablehlo.custom_call @SPMDShardToFullShape(%2) {mhlo.sharding = "{devices=[2,1]0,1}"} : (tensor<1x4xf32>) -> tensor<2x4xf32>
+  return %3 : tensor<2x4xf32>
+}
+"""
+
+
+def test_an_xla_compile_error_is_one_line_without_xla_logs(tmp_path, monkeypatch):
+    monkeypatch.delenv("TF_CPP_MIN_LOG_LEVEL", raising=False)
+    a = write(tmp_path, "a.mlir", MANUAL_SPMD)
+    proc = run("penguin_opt.check_cli", a, a, "--oracle", "xla")
+    assert proc.returncode == 4, proc.stderr
+    assert proc.stderr.startswith("equivalence: not checkable: xla: "), proc.stderr
+    assert proc.stderr.count("\n") == 1, proc.stderr
+    assert "stack trace" not in proc.stderr
+
+
 def test_npz_inputs(tmp_path):
     npz = tmp_path / "in.npz"
     np.savez(npz, arg0=np.ones((3, 4), np.float32), arg1=np.full((3, 4), 2, np.float32))

@@ -21,6 +21,8 @@ shim per version difference, so a new jaxlib breaks this module and nothing else
   its strings for pass names).
 * XLA CPU compile-and-run for the equivalence oracle: the backend through the public
   ``jax.extend.backend``; ``DeviceList``/``CompileOptions`` from ``jaxlib.xla_client``.
+  ``initialize_cpu_lapack``: ``jaxlib.lapack._lapack.initialize``, which jax calls before
+  it lowers a linear-algebra op (the LAPACK custom calls crash until it has run).
 
 Supported: jax/jaxlib 0.10.0 through 0.12.x (see ``pyproject.toml``).
 """
@@ -160,6 +162,16 @@ def cpu_compile_and_load(text: str) -> tuple[LoadedExecutable, Device]:
         text.encode(), xla_client.DeviceList(tuple(devices)), xla_client.CompileOptions()
     )
     return exe, devices[0]
+
+
+def initialize_cpu_lapack() -> None:
+    """Load the LAPACK and BLAS functions behind jaxlib's CPU custom calls
+    (``lapack_sgetrf_ffi``, ...). jax does it when it first lowers a linear-algebra op;
+    an executable compiled from text that calls them before that dies by SIGSEGV when it
+    runs. ``jaxlib.lapack._lapack.initialize`` (0.9.2 through 0.12.0.1)."""
+    from jaxlib import lapack
+
+    lapack._lapack.initialize()
 
 
 def native_library_path() -> Path:

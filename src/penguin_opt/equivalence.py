@@ -184,9 +184,13 @@ def prepare_for_interpreter(
     *,
     split_complex: bool = True,
     refine: Sequence[str] | None = None,
+    custom_calls: bool = False,
 ) -> str:
     """StableHLO text the oracles can run, with the same meaning; ``refine``: @main's
-    argument types to specialize a dynamically shaped program to (``_refine``)."""
+    argument types to specialize a dynamically shaped program to (``_refine``);
+    ``custom_calls``: keep the custom calls this module does not know (for XLA, which runs
+    those it has an implementation of, e.g. jax's LAPACK calls, and names the others);
+    otherwise they are not checkable here."""
     from jaxlib.mlir import ir, passmanager
 
     from .context import make_context
@@ -213,7 +217,9 @@ def prepare_for_interpreter(
         if split_complex:
             _split_complex_results(module)
         for op in ops_under(module):
-            if op.name == "stablehlo.custom_call" or op.name.startswith("mhlo."):
+            if (op.name == "stablehlo.custom_call" and not custom_calls) or op.name.startswith(
+                "mhlo."
+            ):
                 target = ""
                 if "call_target_name" in op.attributes:
                     target = " @" + string_value(op.attributes["call_target_name"])
@@ -616,6 +622,7 @@ def _interpret_child(payload: bytes) -> bytes:
         return pickle.dumps([np.array(read_elements(o)) for o in outs])
 
 
+_LAPACK_CALL = re.compile(r"[@\"](?:lapack|blas)_")  # a custom call's target, either form
 _XLA_COMPILED: dict[str, tuple] = {}  # in the XLA child: sha256 of the text -> (exe, device)
 
 
@@ -624,13 +631,15 @@ def _xla_child(payload: bytes) -> bytes:
     text, inputs = pickle.loads(payload)
     import jax
 
-    from ._compat import cpu_compile_and_load
+    from ._compat import cpu_compile_and_load, initialize_cpu_lapack
 
     # Without x64, device_put narrows 64-bit inputs (i64 -> i32, f64 -> f32) and the
     # executable rejects them or, worse, the program runs on other values.
     jax.config.update("jax_enable_x64", True)
     key = hashlib.sha256(text.encode()).hexdigest()
     try:
+        if _LAPACK_CALL.search(text):  # jax's LAPACK custom calls (a null pointer until then)
+            initialize_cpu_lapack()
         if key not in _XLA_COMPILED:  # a check runs each program once per trial
             exe_device = cpu_compile_and_load(text)
             while len(_XLA_COMPILED) >= 2:  # the two programs of one check
@@ -650,10 +659,16 @@ def _xla_child(payload: bytes) -> bytes:
 def _prepare_child(payload: bytes) -> bytes:
     """Child-process body: ``prepare_for_interpreter`` (the native conversion passes can
     abort the process too, e.g. hlo-legalize-to-stablehlo on a malformed convolution)."""
-    text, (resize_mode, split_complex, refine) = pickle.loads(payload)
+    text, (resize_mode, split_complex, refine, custom_calls) = pickle.loads(payload)
     try:
         return pickle.dumps(
-            prepare_for_interpreter(text, resize_mode, split_complex=split_complex, refine=refine)
+            prepare_for_interpreter(
+                text,
+                resize_mode,
+                split_complex=split_complex,
+                refine=refine,
+                custom_calls=custom_calls,
+            )
         )
     except NotCheckable as err:
         return pickle.dumps(err)
@@ -664,14 +679,18 @@ def _prepare_child(payload: bytes) -> bytes:
 
 
 def prepare_isolated(
-    text: str, resize_mode: str, split_complex: bool, refine: tuple[str, ...] | None = None
+    text: str,
+    resize_mode: str,
+    split_complex: bool,
+    refine: tuple[str, ...] | None = None,
+    custom_calls: bool = False,
 ) -> str:
     """``prepare_for_interpreter`` in a child process."""
     return _run_child(
         "prepare",
         _prepare_child,
         text,
-        (resize_mode, split_complex, refine),
+        (resize_mode, split_complex, refine, custom_calls),
         what="converting the program for the oracles",
     )
 
@@ -684,7 +703,7 @@ def _run_child(
     kind: str,
     fn: Callable[[bytes], bytes],
     text: str,
-    inputs: list[np.ndarray] | tuple[str, bool],
+    inputs: list[np.ndarray] | tuple,
     what: str = "",
 ) -> list[np.ndarray] | str:
     """Run ``fn`` in a per-oracle child process; a crash there, a timeout or an exception
@@ -1179,8 +1198,9 @@ def _check_with(
     tick = _tick()
     label = _ORACLE_LABELS[oracle]
     tick.status(f"converting the programs for {label}")
-    prog_a = prepare_isolated(before, resize_mode, split, refine)
-    prog_b = prepare_isolated(after, resize_mode, split, refine)
+    # XLA runs the custom calls it has an implementation of; the interpreter none.
+    prog_a = prepare_isolated(before, resize_mode, split, refine, custom_calls=not split)
+    prog_b = prepare_isolated(after, resize_mode, split, refine, custom_calls=not split)
     report = Report(oracle=oracle, trials=len(input_sets))
     worst: dict[int, OutputReport] = {}
     for trial, arrays in enumerate(input_sets, 1):
