@@ -8,7 +8,8 @@ lowers it with JAX. Nothing is downloaded: Keras applications are built with
 Families:
 
 * ``jax`` - written here with ``jax.lax``/``jax.numpy`` only (a small CNN training step,
-  nearest upsampling forward and training step, top_k/argsort, a symbolic-batch export).
+  nearest upsampling forward and training step, top_k/argsort, a Gaussian-process step
+  whose linear algebra is LAPACK custom calls, a symbolic-batch export).
   They need nothing beyond penguin-opt's own dependencies and are the CI subset.
 * ``keras`` - ``keras.applications`` (JAX backend): inference, and training steps
   (``jax.value_and_grad`` through ``stateless_call``) so backward convolutions appear.
@@ -186,6 +187,43 @@ def build_topk_argsort() -> Built:
     x = _normal((4, 16), 30)
     i = _rng(31).integers(-4, 4, (4, 8)).astype(np.int32)
     return Built(fn, (x, i))
+
+
+def build_gp_train() -> Built:
+    """Gaussian-process regression: an SGD step on the negative log marginal likelihood
+    (RBF kernel, Cholesky factor, triangular solves and their gradients), then the
+    posterior mean at new points. Lowered for CPU, the linear algebra is jax's LAPACK
+    custom calls, which only XLA runs."""
+    import jax.numpy as jnp
+    from jax.scipy.linalg import cho_solve
+
+    def kernel(p, a, b):
+        d = (a[:, None, :] - b[None, :, :]) / jnp.exp(p["log_ls"])
+        return jnp.exp(p["log_amp"]) * jnp.exp(-0.5 * jnp.sum(d * d, axis=-1))
+
+    def factor(p, x):
+        noise = jnp.exp(p["log_noise"]) + 1e-3
+        return jnp.linalg.cholesky(kernel(p, x, x) + noise * jnp.eye(x.shape[0]))
+
+    def nll(p, x, y):
+        chol = factor(p, x)
+        return 0.5 * y @ cho_solve((chol, True), y) + jnp.sum(jnp.log(jnp.diag(chol)))
+
+    step = _sgd_step(nll, 0.05)
+
+    def fn(p, x, y, xs):
+        loss, new = step(p, x, y)
+        mean = kernel(new, xs, x) @ cho_solve((factor(new, x), True), y)
+        return loss, new, mean
+
+    params = {
+        "log_ls": np.zeros((2,), np.float32),
+        "log_amp": np.float32(0.0),
+        "log_noise": np.float32(-2.0),
+    }
+    x = _normal((16, 2), 50)
+    y = np.sin(x[:, 0]) + 0.1 * _normal((16,), 51)
+    return Built(fn, (params, x, y.astype(np.float32), _normal((4, 2), 52)))
 
 
 def build_dynamic_batch() -> Built:
@@ -408,6 +446,14 @@ MODELS: list[ModelSpec] = [
         oracle="auto",
         ci=True,
         hlo=True,
+    ),
+    ModelSpec(
+        "gp_train",
+        "jax",
+        "Gaussian-process regression step (Cholesky, triangular solves: LAPACK custom calls)",
+        build_gp_train,
+        oracle="auto",
+        ci=True,
     ),
     ModelSpec(
         "dynamic_batch",
