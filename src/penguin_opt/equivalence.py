@@ -217,14 +217,24 @@ def prepare_for_interpreter(
         if split_complex:
             _split_complex_results(module)
         for op in ops_under(module):
-            if (op.name == "stablehlo.custom_call" and not custom_calls) or op.name.startswith(
-                "mhlo."
-            ):
-                target = ""
-                if "call_target_name" in op.attributes:
-                    target = " @" + string_value(op.attributes["call_target_name"])
-                raise NotCheckable(f"cannot execute '{op.name}{target}'")
+            if op.name == "stablehlo.custom_call":
+                target = string_value(op.attributes["call_target_name"])
+                if _PYTHON_CALLBACK.search(target):
+                    raise NotCheckable(
+                        f"'stablehlo.custom_call @{target}' calls back into the Python process "
+                        "that lowered the program (jax.pure_callback, io_callback, "
+                        "jax.debug.print): no oracle can run it"
+                    )
+                if not custom_calls:
+                    raise NotCheckable(f"cannot execute 'stablehlo.custom_call @{target}'")
+            elif op.name.startswith("mhlo."):
+                raise NotCheckable(f"cannot execute '{op.name}'")
         return print_module(module)
+
+
+# jax's host callbacks (xla_python_cpu_callback, xla_ffi_python_cpu_callback, ...): their
+# backend config indexes a table of Python functions in the process that lowered the program.
+_PYTHON_CALLBACK = re.compile(r"python.*callback")
 
 
 def _refine(module: ir.Operation, types: Sequence[str]) -> None:
@@ -1133,6 +1143,8 @@ def _other_oracle(
     try:
         report = run(second)
     except NotCheckable as err2:
+        if str(err2) == str(err):  # the program's reason, not an oracle's
+            raise NotCheckable(str(err)) from None
         raise NotCheckable(f"{first}: {err}; {second}: {err2}") from None
     report.note = f"{tried} could not run it ({err}); {decider} decided"
     return report
