@@ -6,7 +6,7 @@ import os
 import time
 
 import pytest
-from support.oracle_children import child_pid, raise_memory_error
+from support.oracle_children import child_pid, die_by, raise_memory_error
 
 from penguin_opt import isolated
 from penguin_opt.cli_common import run_command
@@ -43,6 +43,32 @@ def test_a_command_ends_with_its_children_closed_not_killed():
     for process in processes:
         process.join(timeout=10)
     assert [p.exitcode for p in processes] == [0] * len(processes)  # exited, not killed
+
+
+@pytest.mark.parametrize("signal", ["SIGSEGV", "SIGABRT", "SIGBUS"])
+def test_a_child_dying_by_a_signal_names_it_and_the_next_call_gets_a_new_child(signal):
+    with pytest.raises(isolated.ChildDied) as died:
+        isolated.call("test-die", die_by, signal.encode())
+    assert died.value.signal == signal
+    assert isolated.call("test-die", child_pid, b"") != os.getpid()
+    isolated.kill("test-die")
+
+
+def test_an_oracle_crash_is_not_checkable_with_its_signal(monkeypatch):
+    from penguin_opt import equivalence
+
+    monkeypatch.setattr(isolated, "call", lambda kind, fn, *a, **k: _crash(kind, "SIGSEGV"))
+    with pytest.raises(
+        equivalence.NotCheckable, match=r"^the xla oracle crashed the process \(SIGSEGV\)$"
+    ):
+        equivalence.run_xla("", [])
+    monkeypatch.setattr(isolated, "call", lambda kind, fn, *a, **k: _crash(kind, "SIGABRT"))
+    with pytest.raises(equivalence.NotCheckable, match=r"aborted the process \(LLVM ERROR\)$"):
+        equivalence.run_xla("", [])
+
+
+def _crash(kind: str, signal: str):
+    raise isolated.ChildDied(kind, signal)
 
 
 def test_an_exception_in_the_child_is_raised_here_and_the_child_lives_on():

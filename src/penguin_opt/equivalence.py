@@ -724,8 +724,10 @@ def _run_child(
         result = pickle.loads(
             isolated.call(kind, fn, pickle.dumps((text, inputs)), timeout=timeout)
         )
-    except isolated.ChildDied:
-        raise NotCheckable(f"{what} aborted the process (LLVM ERROR)") from None
+    except isolated.ChildDied as died:
+        if died.signal in (None, "SIGABRT"):  # abort(): an LLVM ERROR, a failed CHECK
+            raise NotCheckable(f"{what} aborted the process (LLVM ERROR)") from None
+        raise NotCheckable(f"{what} crashed the process ({died.signal})") from None
     except isolated.ChildTimedOut:
         raise NotCheckable(f"{what} did not finish within {timeout:g} s (--timeout)") from None
     except isolated.Stopped:

@@ -17,6 +17,7 @@ import multiprocessing
 import os
 import sys
 import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import TYPE_CHECKING, TypeVar
 
@@ -38,7 +39,12 @@ __all__ = [
 
 
 class ChildDied(Exception):
-    """The child process ended during the call (LLVM ERROR, a signal)."""
+    """The child process ended during the call (LLVM ERROR, a signal). ``signal``: the
+    signal's name (``SIGABRT`` for an LLVM ERROR), None if it exited or is not known."""
+
+    def __init__(self, kind: str, signal: str | None = None) -> None:
+        super().__init__(kind)
+        self.signal = signal
 
 
 class ChildTimedOut(Exception):
@@ -66,14 +72,37 @@ def call(kind: str, fn: Callable[..., _T], *args: object, timeout: float | None 
         if _SHUT_DOWN:
             raise Stopped(kind)
         future = _submit(kind, fn, args)
+        # its processes, while the pool has them (a broken pool may forget them soon)
+        processes = list((getattr(_POOLS.get(kind), "_processes", None) or {}).values())
     try:
         return future.result(timeout=timeout)
     except BrokenProcessPool:
+        signal = _signal_that_ended(processes)
         kill(kind)
-        raise ChildDied(kind) from None
+        raise ChildDied(kind, signal) from None
     except FutureTimeout:
         kill(kind)
         raise ChildTimedOut(kind) from None
+
+
+def _signal_that_ended(processes: list) -> str | None:
+    """The name of the signal one of a broken pool's ``processes`` died by, if one did."""
+    import signal
+
+    for process in processes:
+        # Dead already, so this is quick; the pool's own thread may be reaping it at the
+        # same moment, and until it has stored the status the exit code reads None.
+        deadline = time.monotonic() + 2.0
+        process.join(1.0)
+        while process.exitcode is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        code = process.exitcode
+        if code is not None and code < 0:
+            try:
+                return signal.Signals(-code).name
+            except ValueError:
+                return f"signal {-code}"
+    return None
 
 
 def _submit(kind: str, fn: Callable[..., _T], args: tuple) -> Future[_T]:
