@@ -212,6 +212,22 @@ def test_penguin_form_and_known_custom_calls_are_checkable():
     assert not check(before, after, rtol=1e-6, atol=0.0, resize_mode="sum").ok
 
 
+def test_xla_s_custom_call_encoding_of_chlo_erf_is_erf():
+    encoded = """func.func @main(%x: tensor<6xf32>) -> tensor<6xf32> {
+  %0 = stablehlo.custom_call @mhlo.erf(%x) {mhlo.attributes = {}, mhlo.version = 1 : i64} : (tensor<6xf32>) -> tensor<6xf32>
+  return %0 : tensor<6xf32>
+}
+"""
+    erf = """func.func @main(%x: tensor<6xf32>) -> tensor<6xf32> {
+  %0 = chlo.erf %x : tensor<6xf32> -> tensor<6xf32>
+  return %0 : tensor<6xf32>
+}
+"""
+    for oracle in ("interpreter", "xla"):
+        assert check(encoded, erf, oracle=oracle, rtol=0.0, atol=0.0).ok, oracle
+        assert not check(encoded, erf.replace("chlo.erf", "chlo.erfc"), oracle=oracle).ok
+
+
 def test_interpreter_abort_falls_back_to_xla():
     # HWNC-style dimension numbers make the reference interpreter abort (LLVM ERROR).
     conv = """func.func @main(%x: tensor<5x5x1x2xf32>, %w: tensor<2x3x3x2xf32>) -> tensor<3x3x1x2xf32> {

@@ -347,7 +347,9 @@ def _replace_known_custom_calls(module: ir.Operation, resize_mode: str) -> None:
         if target == "mhlo.topk" and "mhlo.attributes" in op.attributes:
             _top_k_reference(op, ir.DictAttr(op.attributes["mhlo.attributes"]))
             continue
-        if target == "AwsNeuronErf" and len(op.operands) == 1:
+        # Neuron's erf, and the CHLO erf XLA's exporters encode as a custom call (XLA's
+        # chlo-recompose-ops makes it chlo.erf again)
+        if target in ("AwsNeuronErf", "mhlo.erf") and len(op.operands) == len(op.results) == 1:
             erf = create("chlo.erf", [op.results[0].type], list(op.operands), {}, before=op)
             replace_op(op, list(erf.results))
         elif target == "ResizeNearestGrad" and len(op.operands) == 1 and len(op.results) == 1:
