@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -225,6 +226,67 @@ def test_hlo_text_and_proto_inputs(tmp_path):
         )
         assert proc.returncode == 0, proc.stderr
         assert b"stablehlo.sort" in proc.stdout
+
+
+ELIDED_HLO = """HloModule elided, entry_computation_layout={(f32[2,4]{1,0})->f32[3,2,4]{2,1,0}}
+
+ENTRY %main (p: f32[2,4]) -> f32[3,2,4] {
+  %p = f32[2,4]{1,0} parameter(0)
+  %w = f32[4,4]{1,0} constant({...})
+  %d = f32[2,4]{1,0} dot(%p, %w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  %v = f32[4]{0} constant({...})
+  %b = f32[3,2,4]{2,1,0} broadcast(%v), dimensions={2}
+  %e = f32[3,2,4]{2,1,0} broadcast(%d), dimensions={1,2}
+  ROOT %r = f32[3,2,4]{2,1,0} add(%e, %b)
+}
+"""
+
+
+def test_hlo_text_with_elided_constants_is_read_with_one_warning_line(tmp_path):
+    """XLA's parser fills ``constant({...})`` with placeholder values: the output holds
+    them (folded too), so the command says so, once, at the first such constant."""
+    src = tmp_path / "dump.hlo"
+    src.write_text(ELIDED_HLO)
+    out = tmp_path / "out.mlir"
+    proc = penguin_opt(src, "-p", "stablehlo-canonicalize-for-penguin", "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.decode().splitlines() == [
+        f"{src}:5:22: warning: 2 constants with elided values (constant({{...}})): XLA's HLO "
+        "parser fills them with placeholder values, not the model's, and so will the output "
+        "(dump with XLA_FLAGS=--xla_dump_large_constants)"
+    ]
+    assert "stablehlo.constant" in out.read_text()
+    # a batch says it once for the file, as a line of its report
+    (tmp_path / "batch").mkdir()
+    (tmp_path / "batch" / "dump.hlo").write_text(ELIDED_HLO)
+    proc = penguin_opt(tmp_path / "batch", "-p", "canonicalize", "-o", tmp_path / "outs/")
+    assert proc.returncode == 0, proc.stderr
+    err = proc.stderr.decode()
+    assert err.count("warning: 2 constants with elided values") == 1, err
+    assert "ElidedConstantsWarning" not in err, err
+    # two reads get different placeholders: penguin-check cannot compare them
+    proc = subprocess.run(
+        [sys.executable, "-m", "penguin_opt.check_cli", src, src],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert proc.returncode == 4, proc.stderr
+    assert proc.stderr.splitlines()[-1] == (
+        f"equivalence: not checkable: {src} has constants with elided values, which XLA's "
+        "HLO parser fills with other placeholders at each read"
+    )
+    import penguin_opt as api
+
+    with pytest.warns(api.InputWarning, match=r"^<input>:5:22: warning: 2 constants"):
+        api.load(ELIDED_HLO)
+    full = ELIDED_HLO.replace(
+        "f32[4,4]{1,0} constant({...})",
+        "f32[4,4]{1,0} constant({{1,2,3,4},{1,2,3,4},{1,2,3,4},{1,2,3,4}})",
+    ).replace("f32[4]{0} constant({...})", "f32[4]{0} constant({1, 2, 3, 4})")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # constants printed in full: no warning
+        api.load(full)
 
 
 def test_bytecode_and_portable_artifact_inputs(tmp_path):

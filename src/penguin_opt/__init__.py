@@ -3,7 +3,7 @@
 from .api import Result, load, load_file, parse, run, to_text
 from .cli_common import version as _version
 from .context import make_context
-from .io import InputError, InputNotFoundError
+from .io import InputError, InputNotFoundError, InputWarning
 from .passes import PASSES
 from .passes.base import PassError
 from .pipeline import PipelineError
@@ -14,6 +14,7 @@ __all__ = [
     "PASSES",
     "InputError",
     "InputNotFoundError",
+    "InputWarning",
     "PassError",
     "PipelineError",
     "Result",

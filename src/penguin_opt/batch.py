@@ -25,6 +25,7 @@ import queue
 import sys
 import threading
 import time
+import warnings
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, TextIO
@@ -35,6 +36,7 @@ from .cli_common import (
     EXIT_NOT_CHECKABLE,
     EXIT_NOT_READY,
     EXIT_OK,
+    OneLineWarning,
     UsageError,
     on_abandon,
     one_line,
@@ -211,6 +213,7 @@ def run_job(job: Job, args: argparse.Namespace) -> dict:
     state = RunState()
     texts: list[str] = []
     counts: dict[str, int] = {}
+    caught: list[warnings.WarningMessage] = []
     try:
         source = read_source(job.input)
         if job.graph is not None:
@@ -223,20 +226,28 @@ def run_job(job: Job, args: argparse.Namespace) -> dict:
         pipeline = _PIPELINES.get(key)
         if pipeline is None and args.pipeline_text is not None:
             pipeline = _PIPELINES[key] = Pipeline(args.pipeline_text, verify=args.verify_mode)
-        output = _run_one(
-            args,
-            pipeline,
-            IRPrinting(),
-            source,
-            state,
-            texts if args.check_equivalence else None,
-            counts=counts,
-        )
+        with warnings.catch_warnings(record=True) as caught:  # the input's: into the record
+            warnings.simplefilter("always", OneLineWarning)
+            output = _run_one(
+                args,
+                pipeline,
+                IRPrinting(),
+                source,
+                state,
+                texts if args.check_equivalence else None,
+                counts=counts,
+            )
     except Exception as err:
         record.status, record.error = "error", _error_line(err, job.name)
         output = None
     record.statistics = state.statistics_dict()
-    record.diagnostics = [d.render(job.name) for d in state.diagnostics]
+    for w in caught:  # any other warning as Python shows it
+        if not issubclass(w.category, OneLineWarning):
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+    record.diagnostics = [
+        *(str(w.message) for w in caught if issubclass(w.category, OneLineWarning)),
+        *(d.render(job.name) for d in state.diagnostics),
+    ]
     if args.penguin_readiness:
         record.readiness = [f.to_dict() for f in state.findings]
     if state.recorder is not None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 import traceback
+import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -110,13 +111,24 @@ def _penguin_check(argv: list[str]) -> int:
     p.add_argument("--debug", action="store_true")
     args = p.parse_args(argv)
     from .api import load_file
-    from .io import InputError, module_text
+    from .io import ElidedConstantsWarning, InputError, module_text
 
     texts = []
     for path in (args.before, args.after):
         try:
             stage("parsing", file=path)
-            module = load_file(path)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", ElidedConstantsWarning)
+                module = load_file(path)
+            for w in caught:
+                warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+            if any(issubclass(w.category, ElidedConstantsWarning) for w in caught):
+                print(
+                    f"equivalence: not checkable: {path} has constants with elided values, "
+                    "which XLA's HLO parser fills with other placeholders at each read",
+                    file=sys.stderr,
+                )
+                return EXIT_NOT_CHECKABLE
             with module.context:
                 texts.append(module_text(module))
         except InputError as err:

@@ -277,10 +277,30 @@ def one_line(value: object, limit: int | None = None) -> str:
     return text if limit is None else text[:limit]
 
 
+class OneLineWarning(UserWarning):
+    """A warning whose message is a whole diagnostic line (``FILE:LINE:COL: warning:
+    ...``): the commands print it as it is, without Python's source line."""
+
+
+def _one_line_warnings(show: Callable[..., None]) -> Callable[..., None]:
+    """``warnings.showwarning`` printing a OneLineWarning as its line, others by ``show``."""
+
+    def show_warning(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
+        if issubclass(category, OneLineWarning):
+            print(str(message), file=sys.stderr)
+        else:
+            show(message, category, filename, lineno, file, line)
+
+    return show_warning
+
+
 def _guarded(fn: Callable[[], int], prog: str, debug: bool) -> Callable[[], int]:
     def guarded() -> int:
         try:
-            return fn()
+            with warnings.catch_warnings():
+                warnings.simplefilter("always", OneLineWarning)  # each input's, each time
+                warnings.showwarning = _one_line_warnings(warnings.showwarning)
+                return fn()
         except UsageError as err:
             if debug:
                 traceback.print_exc()

@@ -16,12 +16,13 @@ import re
 import sys
 import tempfile
 import threading
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 from jaxlib.mlir import ir
 
-from .cli_common import on_abandon, one_line, quiet_stdout, stage
+from .cli_common import OneLineWarning, on_abandon, one_line, quiet_stdout, stage
 from .ir_util import native_stderr_captured
 from .penguin_sort import parse_allowing_penguin_sorts
 
@@ -34,6 +35,16 @@ class InputError(Exception):
 
 class InputNotFoundError(InputError, FileNotFoundError):
     """The input file does not exist (also a ``FileNotFoundError``)."""
+
+
+class InputWarning(OneLineWarning):
+    """The input was read, but is not all the program it seems to be (the message is one
+    line, with a location; the commands print it as it is)."""
+
+
+class ElidedConstantsWarning(InputWarning):
+    """HLO text with ``constant({...})``: XLA's parser made up those values (different
+    ones at each read in a process)."""
 
 
 @dataclass(frozen=True)
@@ -209,6 +220,10 @@ def _import_hlo(proto: bytes, source: Source) -> ir.Operation:
     return ir.Module.parse(bytecode).operation
 
 
+# An HLO constant printed without its values (XLA elides large ones unless told not to)
+_ELIDED_CONSTANT = re.compile(r"\bconstant\(\{\.\.\.\}\)")
+
+
 def _parse_hlo_text(source: Source, text: str) -> ir.Operation:
     from ._compat import hlo_text_to_proto
 
@@ -218,7 +233,30 @@ def _parse_hlo_text(source: Source, text: str) -> ir.Operation:
     except Exception as err:
         message = one_line(err)
         raise InputError(f"{source.name}: error: invalid HLO text: {message}") from None
-    return _import_hlo(proto, source)
+    module = _import_hlo(proto, source)
+    _warn_elided_constants(source.name, text)
+    return module
+
+
+def _warn_elided_constants(name: str, text: str) -> None:
+    """XLA's HLO parser reads ``constant({...})`` as a constant of made-up values (a
+    process-wide counter's, as bits: 0, 1, 2, ... at the first read, other ones at the
+    next): say so, at the first one, as the output will hold those values."""
+    first = _ELIDED_CONSTANT.search(text)
+    if first is None:
+        return
+    count = len(_ELIDED_CONSTANT.findall(text))
+    line = text.count("\n", 0, first.start()) + 1
+    column = first.start() - text.rfind("\n", 0, first.start())
+    constants = f"{count} constants" if count > 1 else "1 constant"
+    warnings.warn(
+        ElidedConstantsWarning(
+            f"{name}:{line}:{column}: warning: {constants} with elided values "
+            "(constant({...})): XLA's HLO parser fills them with placeholder values, not the "
+            "model's, and so will the output (dump with XLA_FLAGS=--xla_dump_large_constants)"
+        ),
+        stacklevel=2,
+    )
 
 
 def _parse_binary(source: Source) -> ir.Operation:
@@ -397,8 +435,10 @@ def _remove_temporary() -> None:
 __all__ = [
     "MAX_NESTING",
     "MLIR_BYTECODE_MAGIC",
+    "ElidedConstantsWarning",
     "InputError",
     "InputNotFoundError",
+    "InputWarning",
     "OutputError",
     "Source",
     "format_mlir_error",
