@@ -36,10 +36,10 @@ from .cli_common import (
     EXIT_NOT_CHECKABLE,
     EXIT_NOT_READY,
     EXIT_OK,
-    OneLineWarning,
     UsageError,
     on_abandon,
     one_line,
+    one_line_warnings_recorded,
 )
 
 if TYPE_CHECKING:
@@ -226,8 +226,7 @@ def run_job(job: Job, args: argparse.Namespace) -> dict:
         pipeline = _PIPELINES.get(key)
         if pipeline is None and args.pipeline_text is not None:
             pipeline = _PIPELINES[key] = Pipeline(args.pipeline_text, verify=args.verify_mode)
-        with warnings.catch_warnings(record=True) as caught:  # the input's: into the record
-            warnings.simplefilter("always", OneLineWarning)
+        with one_line_warnings_recorded() as caught:  # the input's: into the record
             output = _run_one(
                 args,
                 pipeline,
@@ -241,11 +240,8 @@ def run_job(job: Job, args: argparse.Namespace) -> dict:
         record.status, record.error = "error", _error_line(err, job.name)
         output = None
     record.statistics = state.statistics_dict()
-    for w in caught:  # any other warning as Python shows it
-        if not issubclass(w.category, OneLineWarning):
-            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     record.diagnostics = [
-        *(str(w.message) for w in caught if issubclass(w.category, OneLineWarning)),
+        *(str(w.message) for w in caught),
         *(d.render(job.name) for d in state.diagnostics),
     ]
     if args.penguin_readiness:

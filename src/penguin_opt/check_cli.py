@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import sys
 import traceback
-import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -24,6 +23,7 @@ from .cli_common import (
     EXIT_OK,
     Parser,
     add_check_options,
+    one_line_warnings_recorded,
     run_command,
     stage,
     supervise,
@@ -117,11 +117,10 @@ def _penguin_check(argv: list[str]) -> int:
     for path in (args.before, args.after):
         try:
             stage("parsing", file=path)
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always", ElidedConstantsWarning)
+            with one_line_warnings_recorded() as caught:
                 module = load_file(path)
             for w in caught:
-                warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+                print(str(w.message), file=sys.stderr)
             if any(issubclass(w.category, ElidedConstantsWarning) for w in caught):
                 print(
                     f"equivalence: not checkable: {path} has constants with elided values, "

@@ -22,7 +22,7 @@ import sys
 import threading
 import traceback
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:
@@ -37,12 +37,14 @@ __all__ = [
     "EXIT_OK",
     "EXIT_TERMINATED",
     "EXIT_USAGE",
+    "OneLineWarning",
     "Parser",
     "UsageError",
     "add_check_options",
     "on_abandon",
     "on_finish",
     "one_line",
+    "one_line_warnings_recorded",
     "quiet_stdout",
     "run_command",
     "stage",
@@ -292,6 +294,22 @@ def _one_line_warnings(show: Callable[..., None]) -> Callable[..., None]:
             show(message, category, filename, lineno, file, line)
 
     return show_warning
+
+
+@contextlib.contextmanager
+def one_line_warnings_recorded() -> Iterator[list[warnings.WarningMessage]]:
+    """The OneLineWarnings raised inside (each one, every time), in the list it gives,
+    filled when the block ends (also by an exception); other warnings are shown as usual."""
+    kept: list[warnings.WarningMessage] = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", OneLineWarning)
+        try:
+            yield kept
+        finally:
+            kept += [w for w in caught if issubclass(w.category, OneLineWarning)]
+    for w in caught:
+        if not issubclass(w.category, OneLineWarning):
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
 
 
 def _guarded(fn: Callable[[], int], prog: str, debug: bool) -> Callable[[], int]:

@@ -650,9 +650,9 @@ def _xla_child(payload: bytes) -> bytes:
     jax.config.update("jax_enable_x64", True)
     key = hashlib.sha256(text.encode()).hexdigest()
     try:
-        if _LAPACK_CALL.search(text):  # jax's LAPACK custom calls (a null pointer until then)
-            initialize_cpu_lapack()
         if key not in _XLA_COMPILED:  # a check runs each program once per trial
+            if _LAPACK_CALL.search(text):  # jax's LAPACK calls: null pointers until then
+                initialize_cpu_lapack()
             exe_device = cpu_compile_and_load(text)
             while len(_XLA_COMPILED) >= 2:  # the two programs of one check
                 del _XLA_COMPILED[next(iter(_XLA_COMPILED))]

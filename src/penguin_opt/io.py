@@ -242,13 +242,12 @@ def _warn_elided_constants(name: str, text: str) -> None:
     """XLA's HLO parser reads ``constant({...})`` as a constant of made-up values (a
     process-wide counter's, as bits: 0, 1, 2, ... at the first read, other ones at the
     next): say so, at the first one, as the output will hold those values."""
-    first = _ELIDED_CONSTANT.search(text)
-    if first is None:
+    starts = [m.start() for m in _ELIDED_CONSTANT.finditer(text)]
+    if not starts:
         return
-    count = len(_ELIDED_CONSTANT.findall(text))
-    line = text.count("\n", 0, first.start()) + 1
-    column = first.start() - text.rfind("\n", 0, first.start())
-    constants = f"{count} constants" if count > 1 else "1 constant"
+    line = text.count("\n", 0, starts[0]) + 1
+    column = starts[0] - text.rfind("\n", 0, starts[0])
+    constants = f"{len(starts)} constants" if len(starts) > 1 else "1 constant"
     warnings.warn(
         ElidedConstantsWarning(
             f"{name}:{line}:{column}: warning: {constants} with elided values "

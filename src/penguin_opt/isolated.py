@@ -73,7 +73,7 @@ def call(kind: str, fn: Callable[..., _T], *args: object, timeout: float | None 
             raise Stopped(kind)
         future = _submit(kind, fn, args)
         # its processes, while the pool has them (a broken pool may forget them soon)
-        processes = list((getattr(_POOLS.get(kind), "_processes", None) or {}).values())
+        processes = list(_processes(_POOLS.get(kind)).values())
     try:
         return future.result(timeout=timeout)
     except BrokenProcessPool:
@@ -90,10 +90,9 @@ def _signal_that_ended(processes: list) -> str | None:
     import signal
 
     for process in processes:
-        # Dead already, so this is quick; the pool's own thread may be reaping it at the
-        # same moment, and until it has stored the status the exit code reads None.
+        # Dead already: reading the exit code reaps it. The pool's own thread may be
+        # reaping it at the same moment, and until it has stored the status it reads None.
         deadline = time.monotonic() + 2.0
-        process.join(1.0)
         while process.exitcode is None and time.monotonic() < deadline:
             time.sleep(0.01)
         code = process.exitcode
@@ -105,10 +104,16 @@ def _signal_that_ended(processes: list) -> str | None:
     return None
 
 
+def _processes(pool: ProcessPoolExecutor | None) -> dict:
+    """A pool's worker processes by pid (concurrent.futures keeps them in ``_processes``,
+    which a shut-down pool has cleared)."""
+    return getattr(pool, "_processes", None) or {}
+
+
 def _submit(kind: str, fn: Callable[..., _T], args: tuple) -> Future[_T]:
     """Submit to the kind's pool (created, or replaced, as needed; this spawns the child)."""
     pool = _POOLS.get(kind)
-    if pool is not None and not all(p.is_alive() for p in pool._processes.values()):
+    if pool is not None and not all(p.is_alive() for p in _processes(pool).values()):
         # its child died with the thread that spawned it (PR_SET_PDEATHSIG follows the
         # spawning thread), not of this program: start a new one
         kill(kind)
@@ -134,7 +139,7 @@ def kill(kind: str, *, wait: bool = True) -> None:
     pool = _POOLS.pop(kind, None)
     if pool is None:
         return
-    processes = list(getattr(pool, "_processes", {}).values())
+    processes = list(_processes(pool).values())
     for process in processes:
         if process.is_alive():
             process.kill()
@@ -265,7 +270,7 @@ def _child_pids() -> list[int]:
     try:
         entries = os.listdir("/proc")
     except OSError:
-        return [pid for pool in _POOLS.values() for pid in getattr(pool, "_processes", {})]
+        return [pid for pool in _POOLS.values() for pid in _processes(pool)]
     for entry in entries:
         if not entry.isdigit():
             continue
