@@ -4,7 +4,7 @@
     python -m benchmarks.profile --size 1M --dialect mhlo --cprofile 25
 
 Phases are timed by wrapping the functions each pass calls (no source change): the walks
-(``collect``, removeDeadZeroSizedTensorOps' ``run_on``, conv's ``convolutions``), each
+(``collect``, removeDeadZeroSizedTensorOps' ``run_on``, conv's walk), each
 rewriter's ``run``, conv's gate and two rewrites, and the penguin-aware ``verify`` after
 each pass. Times are process CPU seconds of one run (the best of ``--reps``).
 """
@@ -78,7 +78,13 @@ def instrument(times: collections.Counter, counts: collections.Counter) -> None:
     except ImportError:
         return
     _wrap(cc, "functions", "conv: functions", times, counts)
-    _wrap(cc, "convolutions", "conv: convolutions (name-dispatched walk)", times, counts)
+    _wrap(
+        cc,
+        "_convolutions_and_penguin_sorts",
+        "conv: convolutions and penguin-form sorts (name-dispatched walk)",
+        times,
+        counts,
+    )
     _wrap(cc, "conv_geometry", "conv: conv_geometry (once per convolution)", times, counts)
     _wrap(cc.ConvGate, "reject", "conv: gate (canCanonicalize)", times, counts)
     for cls, label in (

@@ -154,3 +154,82 @@ def run_text(text, pipeline, verify):
 
 def penguin_opt_text(result):
     return api.to_text(result.module)
+
+
+def _break(module) -> None:
+    """Give @main an add of a wrong result type (invalid IR) before its return."""
+    func = module.regions[0].blocks[0].operations[0]
+    ret = list(func.regions[0].blocks[0].operations)[-1].operation
+    value = ret.operands[0]
+    ir.Operation.create(
+        "mhlo.add",
+        results=[ir.RankedTensorType.get([5], ir.IntegerType.get_signless(32))],
+        operands=[value, value],
+        loc=ret.location,
+        ip=ir.InsertionPoint(ret),
+    )
+
+
+@pytest.mark.parametrize("listed", ["none", "all"])
+def test_verification_takes_only_a_passing_list_of_penguin_sorts_on_trust(listed):
+    """The penguin-form sorts a pass hands the verifier spare it the walk that finds them.
+    One left out fails MLIR's verifier, so a failure is verified again with every sort a
+    walk finds: valid IR still verifies, and invalid IR fails with MLIR's diagnostic of
+    the op at fault, the module left as it was."""
+    from penguin_opt import penguin_sort
+
+    module = api.load(PENGUIN_SORT_INPUT)
+    with module.context, ir.Location.unknown():
+        root = module
+        known = [] if listed == "none" else penguin_sort.penguin_sorts(root)
+        penguin_sort.verify(root, known)
+        _break(module)
+        before = api.to_text(module)
+        known = [] if listed == "none" else penguin_sort.penguin_sorts(root)
+        with pytest.raises(ir.MLIRError) as err:
+            penguin_sort.verify(root, known)
+        assert [d.message for d in err.value.error_diagnostics] == [
+            "'mhlo.add' op requires compatible types for all operands and results"
+        ]
+        assert api.to_text(module) == before
+
+
+CONV_AND_ARGSORT = """func.func @main(%x: tensor<4xf32>, %img: tensor<1x8x8x1xf32>,
+    %w: tensor<3x3x1x1xf32>) -> (tensor<4xi32>, tensor<1x4x4x1xf32>) {
+  %i = stablehlo.iota dim = 0 : tensor<4xi32>
+  %s:2 = "stablehlo.sort"(%x, %i) <{dimension = 0 : i64, is_stable = true}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>, %c: tensor<i32>, %d: tensor<i32>):
+    %lt = stablehlo.compare LT, %a, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  }) : (tensor<4xf32>, tensor<4xi32>) -> (tensor<4xf32>, tensor<4xi32>)
+  %y = stablehlo.convolution(%img, %w)
+      dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f],
+      window = {stride = [2, 2], pad = [[1, 1], [1, 1]]}
+      {batch_group_count = 1 : i64, feature_group_count = 1 : i64}
+      : (tensor<1x8x8x1xf32>, tensor<3x3x1x1xf32>) -> tensor<1x4x4x1xf32>
+  return %s#1, %y : tensor<4xi32>, tensor<1x4x4x1xf32>
+}
+"""
+
+
+def test_canonicalize_conv_hands_the_verifier_the_penguin_sorts(monkeypatch):
+    """canonicalize-conv's walk lists every sort of the module's functions, so the
+    verification after it finds the penguin-form sorts without a walk of its own (and
+    still reads them as their expansion). The list is not carried past another pass:
+    after a for-penguin pass that runs later, the verification walks."""
+    from penguin_opt import penguin_sort
+
+    walks = []
+    walk = penguin_sort.penguin_sorts
+    monkeypatch.setattr(penguin_sort, "penguin_sorts", lambda root: walks.append(1) or walk(root))
+    result = api.run(
+        api.load(CONV_AND_ARGSORT), "stablehlo-canonicalize-for-penguin,stablehlo-canonicalize-conv"
+    )
+    text = api.to_text(result.module)
+    assert '"stablehlo.sort"(%arg0)' in text  # penguin form
+    assert text.count("stablehlo.convolution") == 4  # the polyphase decomposition
+    assert walks == []
+    api.run(
+        api.load(CONV_AND_ARGSORT), "stablehlo-canonicalize-conv,stablehlo-canonicalize-for-penguin"
+    )
+    assert walks == [1]

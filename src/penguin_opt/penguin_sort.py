@@ -135,15 +135,29 @@ def fuse_back(expanded: list[tuple[ir.Operation, ir.Operation]]) -> None:
         iota.erase()
 
 
-def verify(module_op: ir.Operation) -> None:
+def verify(module_op: ir.Operation, known: list[ir.Operation] | None = None) -> None:
     """MLIR's verifier, reading penguin-form sorts as their expanded meaning.
 
     Raises ``ir.MLIRError`` with MLIR's own diagnostics on failure. Each penguin-form sort
     is swapped for its expansion for the verifier and swapped back afterwards (the module
     is left exactly as it was, the sorts the very same ops): cheaper in time and memory
     than verifying an expanded clone, and than rebuilding each sort twice.
+
+    ``known``: penguin-form sorts of the module the caller has at hand (objects no edit
+    has invalidated), to spare the walk that finds them. Only a verification that passes
+    is taken on trust: any penguin-form sort left out of ``known`` fails MLIR's verifier,
+    so on failure the module is verified again with every one found by a walk.
     """
-    sorts = penguin_sorts(module_op)
+    if known is not None:
+        try:
+            _verify_swapping(module_op, known)
+            return
+        except ir.MLIRError:
+            pass
+    _verify_swapping(module_op, penguin_sorts(module_op))
+
+
+def _verify_swapping(module_op: ir.Operation, sorts: list[ir.Operation]) -> None:
     if not sorts:
         module_op.verify()
         return

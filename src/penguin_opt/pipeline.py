@@ -233,22 +233,25 @@ class Pipeline:
                 before_text = _fingerprint(module) if printing.after_change else None
                 stage(f"running {el.label}")
                 start = time.perf_counter()
+                state.penguin_sorts = None  # a pass sets it when its walk lists them
                 try:
                     if el.ours is not None:
                         el.ours.run(module, state)
+                        known, state.penguin_sorts = state.penguin_sorts, None
                         if isinstance(el.ours, CanonicalizeForPenguin):
                             penguin_seen = True
                         run_of_ours.append(el.ours.name)
                         run_ends = i + 1 == len(self.elements) or self.elements[i + 1].ours is None
                         if verify and (self.verify == "each" or run_ends):
                             stage(f"verifying after {', '.join(run_of_ours)}")
-                            _verify(run_of_ours)(module)
+                            _verify(run_of_ours)(module, known)
                             run_of_ours = []
                     else:
                         if penguin_seen is None:
                             penguin_seen = bool(penguin_sort.penguin_sorts(module))
                         self._run_native(el, module, ctx, penguin_seen, verify)
                 except BaseException:
+                    state.penguin_sorts = None
                     state.timings.append((el.label, time.perf_counter() - start))
                     if printing.after_failure:
                         printing.dump("After", _failed(el), module)
@@ -321,13 +324,14 @@ def _resolve_native(text: str, ctx: ir.Context) -> str:
         raise PipelineError(f"invalid pipeline element '{text}': {first}")
 
 
-def _verify(pass_names: list[str]) -> Callable[[ir.Operation], None]:
-    """Verify the module (penguin-aware); a failure blames ``pass_names``."""
+def _verify(pass_names: list[str]) -> Callable[[ir.Operation, list[ir.Operation] | None], None]:
+    """Verify the module (penguin-aware; ``known``: its penguin-form sorts, if the last
+    pass listed them); a failure blames ``pass_names``."""
     names = list(pass_names)
 
-    def verify(module: ir.Operation) -> None:
+    def verify(module: ir.Operation, known: list[ir.Operation] | None = None) -> None:
         try:
-            penguin_sort.verify(module)
+            penguin_sort.verify(module, known)
         except ir.MLIRError as err:
             raise _verifier_failure(names, err) from None
 

@@ -86,6 +86,11 @@ class RunState:
     timings: list[tuple[str, float]] = field(default_factory=list)  # (element, seconds)
     findings: list = field(default_factory=list)  # --penguin-readiness (readiness.Finding)
     recorder: Any = None  # a remarks.Recorder: remarks and changes per rewrite, if asked
+    # The penguin-form sorts of the module as the pass that just ran left it, if its walk
+    # listed every sort of the module's functions (canonicalize-conv's does): the verifier
+    # then needs no walk of its own to find them. The pipeline clears it before each
+    # element, as any other pass may erase or create sorts.
+    penguin_sorts: list[ir.Operation] | None = None
 
     def rewriter(self, pass_name: str, rewriter: str) -> RewriterStats:
         per_pass = self.statistics.setdefault(pass_name, {})

@@ -46,6 +46,7 @@ from ..ir_util import (
     i64_values,
     static_shape,
 )
+from ..penguin_sort import is_penguin_sort
 from .base import ModulePass, RunState, op_error, option
 from .rewriter import Rewriter
 from .sweep import Sweep, collect
@@ -779,6 +780,19 @@ def convolutions(funcs: list[ir.Operation], dialect: Dialect) -> list[ir.Operati
         return collect(funcs, [name])[name]
 
 
+def _convolutions_and_penguin_sorts(
+    funcs: list[ir.Operation], dialect: Dialect
+) -> tuple[list[ir.Operation], list[ir.Operation]]:
+    """:func:`convolutions`, and the penguin-form sorts under ``funcs`` from the same walk
+    (the pass neither makes nor erases sorts: they are those it leaves, for the verifier)."""
+    if not funcs:
+        return [], []
+    conv, sort = dialect.op("convolution"), dialect.op("sort")
+    with funcs[0].context:
+        found = collect(funcs, [conv, sort])
+    return found[conv], [op for op in found[sort] if is_penguin_sort(op)]
+
+
 def _summary(dialect: str) -> str:
     return (
         "CanonicalizeConv: make 2-D conv padding and strides explicit (pad, strided slices), "
@@ -841,7 +855,8 @@ class CanonicalizeConv(ModulePass):
         # Phase 1: collect (no IR is touched while the walk is in flight). A conv the gate
         # rejects counts as skipped, with the gate's reason, by every rewriter.
         eligible = []
-        for conv in convolutions(functions(module), d):
+        convs, state.penguin_sorts = _convolutions_and_penguin_sorts(functions(module), d)
+        for conv in convs:
             g = conv_geometry(conv, d, builder)
             reason = gate.reject(conv, d, g)
             attributes = None
