@@ -203,3 +203,21 @@ def test_the_sweep_runs_on_any_folder(tmp_path, capsys):
     assert rows[0]["checked"] == 2
     assert rows[0]["rewrites"] == {"replaceBroadcastInDimWithConstants": 2}
     assert "files: 1, chunks: 2, loaded: 1" in capsys.readouterr().out
+
+
+def test_jax_primitive_harnesses_export_for_the_sweep(tmp_path, capsys):
+    """``tools.corpus.harnesses`` writes jax's primitive test harnesses as programs the
+    sweep loads and checks in both dialects."""
+    pytest.importorskip("jax._src.internal_test_util.test_harnesses")  # private to jax
+    from tools.corpus import harnesses
+
+    out = tmp_path / "h"
+    assert harnesses.main([str(out), "--groups", "cumsum,dot_general", "--per-group", "2"]) == 0
+    files = sorted(p.name for p in out.glob("*.mlir"))
+    assert len(files) == 4, files
+    assert {f.split("_")[0] for f in files} == {"cumsum", "dot"}
+    try:
+        assert shared.main([str(out)]) == 0
+    finally:
+        shared.shutdown_worker()
+    assert "files: 4, chunks: 4, loaded: 4" in capsys.readouterr().out
