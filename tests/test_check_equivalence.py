@@ -752,3 +752,84 @@ def test_a_shape_polymorphic_composite_is_specialized_with_its_decomposition():
     assert check(COMPOSITE, COMPOSITE, dynamic_dim_size=3).ok
     squared = COMPOSITE.replace("stablehlo.add %x, %x", "stablehlo.multiply %x, %x")
     assert not check(COMPOSITE, squared, dynamic_dim_size=3).ok
+
+
+# w + (x.v - x'.v') * 1e6, with x'.v' the same 64-term sums in another order: exactly w in
+# real arithmetic; in f32 the two orders' rounding, amplified a millionfold, is of w's size.
+AMPLIFIED = """func.func @main(%w: tensor<8xf32>, %x: tensor<64xf32>, %v: tensor<64x8xf32>)
+    -> tensor<8xf32> {
+  %h = stablehlo.dot_general %x, %v, contracting_dims = [0] x [0]
+      : (tensor<64xf32>, tensor<64x8xf32>) -> tensor<8xf32>
+  %x2 = REORDER_X
+  %v2 = REORDER_V
+  %h2 = stablehlo.dot_general %x2, %v2, contracting_dims = [0] x [0]
+      : (tensor<64xf32>, tensor<64x8xf32>) -> tensor<8xf32>
+  %d = stablehlo.subtract %h, %h2 : tensor<8xf32>
+  %k = stablehlo.constant dense<1.0e+06> : tensor<8xf32>
+  %a = stablehlo.multiply %d, %k : tensor<8xf32>
+  %y = stablehlo.add %w, %a : tensor<8xf32>
+  return %y : tensor<8xf32>
+}
+"""
+REVERSED = AMPLIFIED.replace(
+    "REORDER_X", "stablehlo.reverse %x, dims = [0] : tensor<64xf32>"
+).replace("REORDER_V", "stablehlo.reverse %v, dims = [0] : tensor<64x8xf32>")
+ROTATED = AMPLIFIED.replace(
+    "%x2 = REORDER_X",
+    "%xa = stablehlo.slice %x [32:64] : (tensor<64xf32>) -> tensor<32xf32>\n"
+    "  %xb = stablehlo.slice %x [0:32] : (tensor<64xf32>) -> tensor<32xf32>\n"
+    "  %x2 = stablehlo.concatenate %xa, %xb, dim = 0 : (tensor<32xf32>, tensor<32xf32>)"
+    " -> tensor<64xf32>",
+).replace(
+    "%v2 = REORDER_V",
+    "%va = stablehlo.slice %v [32:64, 0:8] : (tensor<64x8xf32>) -> tensor<32x8xf32>\n"
+    "  %vb = stablehlo.slice %v [0:32, 0:8] : (tensor<64x8xf32>) -> tensor<32x8xf32>\n"
+    "  %v2 = stablehlo.concatenate %va, %vb, dim = 0 : (tensor<32x8xf32>, tensor<32x8xf32>)"
+    " -> tensor<64x8xf32>",
+)
+
+
+@pytest.mark.parametrize("oracle", ["interpreter", "xla"])
+def test_amplified_rounding_of_reordered_sums_is_told_apart_in_f64(oracle):
+    """Two summation orders of an ill-conditioned program differ far beyond the tolerance
+    in f32 (the rounding is amplified a millionfold); promoted to f64 they agree, so the
+    difference is rounding and the check passes, saying so. A wrong result stays a
+    mismatch in f64 too."""
+    report = check(REVERSED, ROTATED, oracle=oracle, trials=2)
+    assert report.ok, report.table()
+    assert [o.rounding for o in report.outputs] == [True]
+    assert "ok in f64 (rounding)" in report.table()
+    assert "agree within it with both programs in f64" in report.note
+    wrong = ROTATED.replace("%y = stablehlo.add %w, %a", "%y = stablehlo.add %a, %a")
+    report = check(REVERSED, wrong, oracle=oracle, trials=2)
+    assert not report.ok
+    assert "in f64 too: output 0 differs" in report.note
+
+
+def test_programs_that_cannot_be_promoted_to_f64_keep_their_mismatch(tmp_path):
+    bits = "%y, %b : tensor<8xf32>, tensor<8xi32>"
+    before, after = (
+        text.replace("-> tensor<8xf32> {", "-> (tensor<8xf32>, tensor<8xi32>) {").replace(
+            "  return %y : tensor<8xf32>",
+            "  %b = stablehlo.bitcast_convert %w : (tensor<8xf32>) -> tensor<8xi32>\n"
+            f"  return {bits}",
+        )
+        for text in (REVERSED, ROTATED)
+    )
+    proc = run(
+        "penguin_opt.check_cli",
+        write(tmp_path, "a.mlir", before),
+        write(tmp_path, "b.mlir", after),
+    )
+    assert proc.returncode == 3, proc.stderr
+    assert "not rechecked in f64 (it has bitcast_convert)" in proc.stderr
+
+
+def test_penguin_check_says_which_outputs_match_only_in_f64(tmp_path):
+    proc = run(
+        "penguin_opt.check_cli",
+        write(tmp_path, "a.mlir", REVERSED),
+        write(tmp_path, "b.mlir", ROTATED),
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "equivalence: all outputs match (1 of them in f64 only: see the note)" in proc.stderr

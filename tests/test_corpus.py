@@ -208,8 +208,11 @@ def test_the_sweep_runs_on_any_folder(tmp_path, capsys):
 def test_jax_primitive_harnesses_export_for_the_sweep(tmp_path, capsys):
     """``tools.corpus.harnesses`` writes jax's primitive test harnesses as programs the
     sweep loads and checks in both dialects."""
-    pytest.importorskip("jax._src.internal_test_util.test_harnesses")  # private to jax
+    from penguin_opt._compat import primitive_test_harnesses
     from tools.corpus import harnesses
+
+    if primitive_test_harnesses() is None:
+        pytest.skip("this jax has no primitive test harness table")
 
     out = tmp_path / "h"
     assert harnesses.main([str(out), "--groups", "cumsum,dot_general", "--per-group", "2"]) == 0

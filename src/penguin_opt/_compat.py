@@ -57,6 +57,7 @@ __all__ = [
     "mlir_to_xla_computation",
     "native_library_path",
     "op_id",
+    "primitive_test_harnesses",
     "register_dialects",
     "rewrite",
 ]
@@ -172,6 +173,17 @@ def initialize_cpu_lapack() -> None:
     from jaxlib import lapack
 
     lapack._lapack.initialize()
+
+
+def primitive_test_harnesses() -> list | None:
+    """jax's table of primitive test harnesses (``jax._src.internal_test_util.
+    test_harnesses.all_harnesses``, written for jax2tf), or None in a jax without it.
+    Only ``tools.corpus.harnesses`` reads it (a sweep tool, not the package's work)."""
+    try:
+        from jax._src.internal_test_util import test_harnesses
+    except ImportError:
+        return None
+    return list(test_harnesses.all_harnesses)
 
 
 def native_library_path() -> Path:

@@ -80,7 +80,12 @@ def run_check(
         return EXIT_NOT_CHECKABLE
     print(report.table(), file=sys.stderr)
     if report.ok:
-        print("equivalence: all outputs match", file=sys.stderr)
+        rounding = sum(o.rounding for o in report.outputs)
+        print(
+            "equivalence: all outputs match"
+            + (f" ({rounding} of them in f64 only: see the note)" if rounding else ""),
+            file=sys.stderr,
+        )
         return EXIT_OK
     if report.problem:
         print(f"equivalence: MISMATCH: {report.problem}", file=sys.stderr)

@@ -63,6 +63,9 @@ class OutputReport:
     max_rel: float
     ok: bool
     oracle: str = ""
+    # Differed beyond the tolerance, and agrees within it when both programs run in f64
+    # (``promote_to_f64``): the difference is the rounding of re-associated sums.
+    rounding: bool = False
 
 
 @dataclass
@@ -89,11 +92,17 @@ class Report:
         for o in self.outputs:
             lines.append(
                 f"{o.index:>6}  {col(o.oracle)}{list(o.shape)!s:<16} {o.dtype:<12} "
-                f"{o.max_abs:>10.3g} {o.max_rel:>10.3g}  {'ok' if o.ok else 'MISMATCH'}"
+                f"{o.max_abs:>10.3g} {o.max_rel:>10.3g}  {_verdict(o)}"
             )
         if self.problem:
             lines.append(f"MISMATCH: {self.problem}")
         return "\n".join(lines)
+
+
+def _verdict(o: OutputReport) -> str:
+    if o.rounding:
+        return "ok in f64 (rounding)"
+    return "ok" if o.ok else "MISMATCH"
 
 
 # ---------------------------------------------------------------------------- progress
@@ -1150,7 +1159,7 @@ def _other_oracle(
         if str(err2) == str(err):  # the program's reason, not an oracle's
             raise NotCheckable(str(err)) from None
         raise NotCheckable(f"{first}: {err}; {second}: {err2}") from None
-    report.note = f"{tried} could not run it ({err}); {decider} decided"
+    report.note = _joined(f"{tried} could not run it ({err}); {decider} decided", report.note)
     return report
 
 
@@ -1171,16 +1180,20 @@ def _check_auto(run: Callable[[str], Report], work: int) -> Report:
     except NotCheckable as err:
         return _other_oracle(run, "xla", err, why)
     if report.ok:
-        report.note = why
+        report.note = _joined(why, report.note)
         return report
     worst = max(o.max_abs for o in report.outputs if not o.ok)
     _tick().status("XLA found a difference: checking again with the interpreter")
     try:
         confirmed = run("interpreter")
     except NotCheckable as err:
-        report.note = f"{why} found a difference; the interpreter could not check it ({err})"
+        report.note = _joined(
+            f"{why} found a difference; the interpreter could not check it ({err})", report.note
+        )
         return report
-    confirmed.note = f"{why} found a difference (max abs {worst:.3g}); the interpreter decided"
+    confirmed.note = _joined(
+        f"{why} found a difference (max abs {worst:.3g}); the interpreter decided", confirmed.note
+    )
     return confirmed
 
 
@@ -1244,7 +1257,142 @@ def _check_with(
             if prev is None or not ok or mabs > prev.max_abs:
                 worst[i] = OutputReport(i, a.shape, str(a.dtype), mabs, mrel, verdict, oracle)
     report.outputs = [worst[i] for i in sorted(worst)]
+    if rtol is None and not report.ok:  # a tolerance for re-associated sums was not enough
+        _recheck_in_f64(report, run, (prog_a, prog_b), input_sets, keys, split, atol, terms)
     return report
+
+
+def _recheck_in_f64(
+    report: Report,
+    run: Callable[[str, list[np.ndarray]], list[np.ndarray]],
+    programs: tuple[str, str],
+    input_sets: Sequence[list[np.ndarray]],
+    keys: list[str],
+    split: bool,
+    atol: float | None,
+    terms: tuple[int, float],
+) -> None:
+    """Run both programs again with every float type promoted to f64 (``promote_to_f64``)
+    and compare each output at the tolerance of its own type. Re-associating a sum
+    changes it by rounding: an ill-conditioned program (a batch norm over two values, a
+    difference of near-equal sums) amplifies that past any tolerance in its own types, and
+    in f64 the amplified rounding is some 10^9 times smaller, while a wrong result stays
+    as wrong. If every output then agrees, the outputs that differed are marked ``ok in
+    f64 (rounding)`` and the report is ok; otherwise it is left as it is, with a note."""
+    promoted = [promote_to_f64(p) for p in programs]
+    if None in promoted:
+        why = _not_promotable(programs[promoted.index(None)])
+        report.note = _joined(report.note, f"not rechecked in f64 ({why})")
+        return
+    _tick().status("a difference beyond the tolerance: checking again in f64")
+    worst: tuple[float, int] | None = None
+    for arrays in input_sets:
+        wide = [_to_f64(a) for a in arrays]
+        out_a, out_b = run(promoted[0], wide), run(promoted[1], wide)
+        if split:
+            out_a, out_b = _join_complex(out_a, keys), _join_complex(out_b, keys)
+        for o, a, b in zip(report.outputs, out_a, out_b, strict=True):
+            if is_integral(a.dtype):
+                _, _, same = compare_arrays(a, b, 0.0, 0.0)
+                mabs = 0.0 if same else float("inf")
+            else:
+                r = derived_tolerance(_float_dtype(o.dtype), *terms)
+                finite = np.abs(a[np.isfinite(a)].astype(np.float64))
+                scale = float(finite.max()) if finite.size else 0.0
+                mabs, _, same = compare_arrays(a, b, r, (atol or r) * scale)
+            if not same and (worst is None or mabs > worst[0]):
+                worst = (mabs, o.index)
+    if worst is not None:
+        report.note = _joined(
+            report.note, f"in f64 too: output {worst[1]} differs (max abs {worst[0]:.3g})"
+        )
+        return
+    differing = [o for o in report.outputs if not o.ok]
+    for o in differing:
+        o.ok = o.rounding = True
+    report.note = _joined(
+        report.note,
+        f"{len(differing)} output{'s' if len(differing) > 1 else ''} differed beyond the "
+        "tolerance and agree within it with both programs in f64: the rounding of "
+        "re-associated sums, amplified by the program",
+    )
+
+
+def _joined(note: str, more: str) -> str:
+    return f"{note}; {more}" if note else more
+
+
+def _float_dtype(name: str) -> np.dtype:
+    import ml_dtypes  # noqa: F401 (registers bfloat16 & co. with numpy)
+
+    try:
+        return np.dtype(name)
+    except TypeError:
+        return np.dtype(np.float32)
+
+
+def _to_f64(a: np.ndarray) -> np.ndarray:
+    if a.dtype.kind == "f" or (a.dtype.kind == "V" and not is_integral(a.dtype)):
+        return a.astype(np.float64)
+    return a
+
+
+# Element types promote_to_f64 widens, where they end a tensor type (``xf32>``, ``<f32>``).
+_WIDENED = re.compile(r"(?<=[x<])(?:f32|f16|bf16)(?=>)")
+# A dense literal of a widened type: its hex elements are bit patterns of that type.
+_DENSE_HEX = re.compile(
+    r"dense<(?P<body>[^<>]*0x[^<>]*)>(?P<colon>\s*:\s*tensor<(?:[^<>]*x)?)(?P<t>f32|f16|bf16)>"
+)
+_HEX = re.compile(r'"0x[0-9A-Fa-f]*"|0x[0-9A-Fa-f]+')  # a blob of elements, or one
+_REFUSED = re.compile(r"complex<|bitcast_convert|custom_call|\bf8E|!quant")
+_BITS = {"f32": (np.uint32, np.float32), "f16": (np.uint16, np.float16)}
+
+
+def _not_promotable(text: str) -> str:
+    found = _REFUSED.search(text)
+    return f"it has {found.group(0).rstrip('<')}" if found else "its f64 form does not verify"
+
+
+def promote_to_f64(text: str) -> str | None:
+    """``text`` (StableHLO) with every f32, f16 and bf16 tensor type made f64 (constants'
+    hex bit patterns rewritten for it; scalar attributes such as a batch norm's epsilon
+    keep their types), or None when that is not the same program in wider arithmetic:
+    complex or 8-bit float types, bit casts, custom calls (their f64 forms are other
+    functions), or a result that does not verify."""
+    if _REFUSED.search(text):
+        return None
+    import ml_dtypes
+
+    def widen_hex(m: re.Match) -> str:
+        t = m.group("t")
+        uint, flt = _BITS.get(t, (np.uint16, ml_dtypes.bfloat16))
+
+        def one(h: re.Match) -> str:
+            token = h.group(0)
+            if token.startswith('"'):  # the elements' bytes, little-endian
+                blob = np.frombuffer(bytes.fromhex(token[3:-1]), dtype=flt)
+                return '"0x' + blob.astype("<f8").tobytes().hex().upper() + '"'
+            value = np.array([int(token, 16)], dtype=uint).view(flt).astype(np.float64)
+            return f"0x{int(value.view(np.uint64)[0]):016X}"  # one element's bits
+
+        body = _HEX.sub(one, m.group("body"))
+        return f"dense<{body}>{m.group('colon')}{t}>"
+
+    try:
+        wide = _WIDENED.sub("f64", _DENSE_HEX.sub(widen_hex, text))
+    except ValueError:  # a hex blob of an odd length: not ours to read
+        return None
+    from jaxlib.mlir import ir
+
+    from .context import make_context
+
+    ctx = make_context()
+    with ctx, ir.Location.unknown(ctx):
+        try:
+            ir.Module.parse(wide)
+        except ir.MLIRError:
+            return None
+    return wide
 
 
 def load_npz_inputs(path: str, signature: Sequence[ArgSpec]) -> list[list[np.ndarray]]:
@@ -1299,6 +1447,7 @@ __all__ = [
     "prepare_for_interpreter",
     "prepare_isolated",
     "program_profile",
+    "promote_to_f64",
     "random_inputs",
     "reduction_profile",
     "reduction_size",

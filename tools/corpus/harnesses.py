@@ -52,15 +52,16 @@ def export(out: Path, per_group: int, groups: set[str] | None, x64: bool) -> tup
     jax.config.update("jax_enable_x64", x64)
     import numpy as np
 
-    try:
-        from jax._src.internal_test_util import test_harnesses
-    except ImportError as err:  # a private module: not in every jax
-        raise SystemExit(f"this jax has no primitive harness table ({err})") from None
+    from penguin_opt._compat import primitive_test_harnesses
+
+    table = primitive_test_harnesses()
+    if table is None:  # a private module: not in every jax
+        raise SystemExit("this jax has no primitive test harness table")
     out.mkdir(parents=True, exist_ok=True)
     taken: collections.Counter[str] = collections.Counter()
     names: set[str] = set()
     written = failed = 0
-    for h in test_harnesses.all_harnesses:
+    for h in table:
         group = h.group_name
         if (groups is not None and group not in groups) or not h.filter("cpu"):
             continue
@@ -70,7 +71,7 @@ def export(out: Path, per_group: int, groups: set[str] | None, x64: bool) -> tup
         try:
             args = h.dyn_args_maker(np.random.RandomState(0))
             text = jax.jit(h.dyn_fun).lower(*args).as_text()
-        except Exception as err:  # noqa: BLE001 - a harness jax itself cannot lower
+        except Exception as err:  # a harness jax itself cannot lower
             failed += 1
             print(f"not lowered: {h.fullname}: {type(err).__name__}", file=sys.stderr)
             continue
