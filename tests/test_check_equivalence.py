@@ -833,3 +833,21 @@ def test_penguin_check_says_which_outputs_match_only_in_f64(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     assert "equivalence: all outputs match (1 of them in f64 only: see the note)" in proc.stderr
+
+
+def test_a_failed_f64_recheck_leaves_the_mismatch(monkeypatch):
+    """An oracle that cannot run the f64 form (here: it refuses every f64 program) leaves
+    the difference found in the program's own types: a mismatch, not 'not checkable'."""
+    from penguin_opt import equivalence
+
+    real = equivalence.interpret
+
+    def no_f64(text, inputs):
+        if "xf64>" in text:
+            raise NotCheckable("no f64 here")
+        return real(text, inputs)
+
+    monkeypatch.setattr(equivalence, "interpret", no_f64)
+    report = check(REVERSED, ROTATED, oracle="interpreter", trials=1)
+    assert not report.ok
+    assert "not rechecked in f64 (no f64 here)" in report.note
