@@ -1276,7 +1276,7 @@ def _recheck_in_f64(
     and compare each output at the tolerance of its own type. Re-associating a sum
     changes it by rounding: an ill-conditioned program (a batch norm over two values, a
     difference of near-equal sums) amplifies that past any tolerance in its own types, and
-    in f64 the amplified rounding is some 10^9 times smaller, while a wrong result stays
+    in f64 the amplified rounding is some 5e8 times smaller, while a wrong result stays
     as wrong. If every output then agrees, the outputs that differed are marked ``ok in
     f64 (rounding)`` and the report is ok; otherwise it is left as it is, with a note."""
     promoted = [promote_to_f64(p) for p in programs]
