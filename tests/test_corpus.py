@@ -10,6 +10,7 @@ keras-hub models need ``pip install -e '.[corpus]'`` and run behind ``-m corpus`
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 
 import pytest
 
@@ -224,3 +225,58 @@ def test_jax_primitive_harnesses_export_for_the_sweep(tmp_path, capsys):
     finally:
         shared.shutdown_worker()
     assert "files: 4, chunks: 4, loaded: 4" in capsys.readouterr().out
+
+
+TORCH_XLA = Path(__file__).parent / "data" / "torch_xla"
+
+
+@pytest.mark.parametrize(
+    ("name", "rewriters"),
+    [
+        ("sort_topk_argsort.hlo.pb", {"fuseIotaSort"}),
+        (
+            "conv_upsample_train_step.hlo.txt",
+            {"replaceConvertsWithConstants", "explicitlyPad", "explicitlyStride"},
+        ),
+    ],
+)
+@pytest.mark.parametrize("dialect", ["stablehlo", "mhlo"])
+def test_torch_xla_programs_keep_their_results(tmp_path, name, rewriters, dialect):
+    """Programs torch-xla wrote (tests/data/torch_xla/README.md), read as users hold them
+    (XLA's HloProto and HLO text dumps), through both dialects' pipelines: the rewriters
+    fire and the results are unchanged."""
+    import json
+    import subprocess
+    import sys
+
+    pipeline = {
+        "stablehlo": "inline,stablehlo-canonicalize-for-penguin,stablehlo-canonicalize-conv",
+        "mhlo": "inline,stablehlo-legalize-to-hlo,canonicalize-for-penguin,canonicalize-conv",
+    }[dialect]
+    stats = tmp_path / "stats.json"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "penguin_opt",
+            str(TORCH_XLA / name),
+            "-p",
+            pipeline,
+            "--check-equivalence",
+            "--pass-statistics-json",
+            str(stats),
+            "-o",
+            str(tmp_path / "out.mlir"),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "equivalence: all outputs match" in proc.stderr
+    rewritten = {
+        rewriter
+        for per_pass in json.loads(stats.read_text()).values()
+        for rewriter, st in per_pass.items()
+        if st["rewritten"]
+    }
+    assert rewriters <= rewritten, rewritten
