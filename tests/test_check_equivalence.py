@@ -35,12 +35,14 @@ def write(tmp_path, name, text):
     return path
 
 
+def penguin_check(tmp_path, before: str, after: str, *args):
+    """``penguin-check`` on the two program texts (written to a.mlir and b.mlir)."""
+    a, b = write(tmp_path, "a.mlir", before), write(tmp_path, "b.mlir", after)
+    return run("penguin_opt.check_cli", a, b, *args)
+
+
 def test_penguin_check_equal_programs(tmp_path):
-    proc = run(
-        "penguin_opt.check_cli",
-        write(tmp_path, "a.mlir", ADD),
-        write(tmp_path, "b.mlir", ADD_SWAPPED),
-    )
+    proc = penguin_check(tmp_path, ADD, ADD_SWAPPED)
     assert proc.returncode == 0, proc.stderr
     assert "all outputs match" in proc.stderr
     assert "float32" in proc.stderr
@@ -48,9 +50,7 @@ def test_penguin_check_equal_programs(tmp_path):
 
 
 def test_penguin_check_mismatch_exit_3(tmp_path):
-    proc = run(
-        "penguin_opt.check_cli", write(tmp_path, "a.mlir", ADD), write(tmp_path, "b.mlir", MUL)
-    )
+    proc = penguin_check(tmp_path, ADD, MUL)
     assert proc.returncode == 3, proc.stderr
     assert "MISMATCH" in proc.stderr
 
@@ -75,13 +75,7 @@ def test_not_checkable_names_the_op(tmp_path):
         "stablehlo.custom_call @MysteryOp(%a, %b) : "
         "(tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>",
     )
-    proc = run(
-        "penguin_opt.check_cli",
-        write(tmp_path, "a.mlir", unknown),
-        write(tmp_path, "b.mlir", unknown),
-        "--oracle",
-        "interpreter",
-    )
+    proc = penguin_check(tmp_path, unknown, unknown, "--oracle", "interpreter")
     assert proc.returncode == 4, proc.stderr
     assert "@MysteryOp" in proc.stderr
     with pytest.raises(NotCheckable):
@@ -171,13 +165,7 @@ def test_an_xla_compile_error_is_one_line_without_xla_logs(tmp_path, monkeypatch
 def test_npz_inputs(tmp_path):
     npz = tmp_path / "in.npz"
     np.savez(npz, arg0=np.ones((3, 4), np.float32), arg1=np.full((3, 4), 2, np.float32))
-    proc = run(
-        "penguin_opt.check_cli",
-        write(tmp_path, "a.mlir", ADD),
-        write(tmp_path, "b.mlir", ADD_SWAPPED),
-        "--inputs",
-        npz,
-    )
+    proc = penguin_check(tmp_path, ADD, ADD_SWAPPED, "--inputs", npz)
     assert proc.returncode == 0, proc.stderr
     assert "trials: 3" in proc.stderr
     bad = tmp_path / "bad.npz"
@@ -816,21 +804,13 @@ def test_programs_that_cannot_be_promoted_to_f64_keep_their_mismatch(tmp_path):
         )
         for text in (REVERSED, ROTATED)
     )
-    proc = run(
-        "penguin_opt.check_cli",
-        write(tmp_path, "a.mlir", before),
-        write(tmp_path, "b.mlir", after),
-    )
+    proc = penguin_check(tmp_path, before, after)
     assert proc.returncode == 3, proc.stderr
     assert "not rechecked in f64 (it has bitcast_convert)" in proc.stderr
 
 
 def test_penguin_check_says_which_outputs_match_only_in_f64(tmp_path):
-    proc = run(
-        "penguin_opt.check_cli",
-        write(tmp_path, "a.mlir", REVERSED),
-        write(tmp_path, "b.mlir", ROTATED),
-    )
+    proc = penguin_check(tmp_path, REVERSED, ROTATED)
     assert proc.returncode == 0, proc.stderr
     assert "equivalence: all outputs match (1 of them in f64 only: see the note)" in proc.stderr
 
