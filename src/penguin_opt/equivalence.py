@@ -1243,15 +1243,7 @@ def _check_with(
         if len(out_a) != len(out_b):
             raise NotCheckable("different number of outputs")
         for i, (a, b) in enumerate(zip(out_a, out_b, strict=True)):
-            if rtol is None and not is_integral(a.dtype):
-                r = derived_tolerance(a.dtype, *terms)
-                finite = np.abs(
-                    a[np.isfinite(a)].astype(np.complex128 if a.dtype.kind == "c" else np.float64)
-                )
-                scale = float(finite.max()) if finite.size else 0.0
-                mabs, mrel, ok = compare_arrays(a, b, r, (atol or r) * scale)
-            else:
-                mabs, mrel, ok = compare_arrays(a, b, rtol or 0.0, atol or 0.0)
+            mabs, mrel, ok = _compare(a, b, rtol, atol, terms)
             prev = worst.get(i)
             verdict = ok and (prev.ok if prev else True)
             if prev is None or not ok or mabs > prev.max_abs:
@@ -1260,6 +1252,27 @@ def _check_with(
     if rtol is None and not report.ok:  # a tolerance for re-associated sums was not enough
         _recheck_in_f64(report, run, (prog_a, prog_b), input_sets, keys, split, atol, terms)
     return report
+
+
+def _compare(
+    a: np.ndarray,
+    b: np.ndarray,
+    rtol: float | None,
+    atol: float | None,
+    terms: tuple[int, float],
+    dtype: np.dtype | None = None,
+) -> tuple[float, float, bool]:
+    """``compare_arrays`` at the check's tolerance: ``rtol`` None derives it for a float
+    output from ``dtype`` (default: ``a``'s) and ``terms``, with ``atol`` relative to the
+    output's largest finite magnitude; integers and bools compare exactly."""
+    if rtol is None and not is_integral(a.dtype):
+        r = derived_tolerance(a.dtype if dtype is None else dtype, *terms)
+        finite = np.abs(
+            a[np.isfinite(a)].astype(np.complex128 if a.dtype.kind == "c" else np.float64)
+        )
+        scale = float(finite.max()) if finite.size else 0.0
+        return compare_arrays(a, b, r, (atol or r) * scale)
+    return compare_arrays(a, b, rtol or 0.0, atol or 0.0)
 
 
 def _recheck_in_f64(
@@ -1296,14 +1309,7 @@ def _recheck_in_f64(
         if split:
             out_a, out_b = _join_complex(out_a, keys), _join_complex(out_b, keys)
         for o, a, b in zip(report.outputs, out_a, out_b, strict=True):
-            if is_integral(a.dtype):
-                _, _, same = compare_arrays(a, b, 0.0, 0.0)
-                mabs = 0.0 if same else float("inf")
-            else:
-                r = derived_tolerance(_float_dtype(o.dtype), *terms)
-                finite = np.abs(a[np.isfinite(a)].astype(np.float64))
-                scale = float(finite.max()) if finite.size else 0.0
-                mabs, _, same = compare_arrays(a, b, r, (atol or r) * scale)
+            mabs, _, same = _compare(a, b, None, atol, terms, _float_dtype(o.dtype))
             if not same and (worst is None or mabs > worst[0]):
                 worst = (mabs, o.index)
     if worst is not None:

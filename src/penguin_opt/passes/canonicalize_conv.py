@@ -773,18 +773,15 @@ def convolutions(funcs: list[ir.Operation], dialect: Dialect) -> list[ir.Operati
     Listed by MLIR's name-dispatched walk, which visits in post-order: a convolution has no
     regions, so no convolution is nested in another and the two orders list them alike.
     """
-    if not funcs:
-        return []
-    name = dialect.op("convolution")
-    with funcs[0].context:
-        return collect(funcs, [name])[name]
+    return _convolutions_and_penguin_sorts(funcs, dialect)[0]
 
 
 def _convolutions_and_penguin_sorts(
     funcs: list[ir.Operation], dialect: Dialect
 ) -> tuple[list[ir.Operation], list[ir.Operation]]:
     """:func:`convolutions`, and the penguin-form sorts under ``funcs`` from the same walk
-    (the pass neither makes nor erases sorts: they are those it leaves, for the verifier)."""
+    (the pass neither makes nor erases sorts: they are those it leaves, for the verifier;
+    one walk lists both at the price of one)."""
     if not funcs:
         return [], []
     conv, sort = dialect.op("convolution"), dialect.op("sort")
