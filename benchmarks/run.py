@@ -571,10 +571,19 @@ class FoldResult:
     ours: Timing
     numpy: Timing
     baseline: Timing | None = None  # the same run with the operand an argument: no fold
+    # DenseElementsAttr.get of numpy's result: what any fold through the bindings adds to
+    # numpy's own work (the attribute copies and hashes the buffer it is given)
+    attr_get: Timing | None = None
 
     @property
     def ratio(self) -> float:  # our throughput / numpy's
         return self.numpy.cpu / self.ours.cpu
+
+    @property
+    def ceiling(self) -> float | None:  # the best fold ratio these bindings allow
+        if self.attr_get is None:
+            return None
+        return self.numpy.cpu / (self.numpy.cpu + self.attr_get.cpu)
 
     @property
     def fold_cpu(self) -> float | None:  # the run minus the same run without the fold
@@ -671,10 +680,23 @@ def bench_folds(reps: int, n: int, log) -> list[FoldResult]:
                 teardown=lambda op: op.erase(),
             )
             ref = measure(numpy_fn, reps=reps)
-            r = FoldResult(label, n, ours, ref, base)
+            # The cheapest attribute of numpy's result: its raw storage (one element if
+            # they are all the same: a splat), found untimed.
+            result = np.ascontiguousarray(numpy_fn()).reshape(-1)
+            raw = result.view(f"u{result.dtype.itemsize}")
+            if (raw == raw[0]).all():
+                raw = raw[:1]
+            element = ir.RankedTensorType(ir.Type.parse(dst_t)).element_type
+            get = measure(
+                lambda raw=raw, element=element, size=result.size: ir.DenseElementsAttr.get(
+                    raw, type=element, shape=[size]
+                ),
+                reps=reps,
+            )
+            r = FoldResult(label, n, ours, ref, base, get)
             log(
                 f"  fold {label:45s} ours {ours.cpu * 1e3:8.2f} ms  numpy {ref.cpu * 1e3:8.2f} ms"
-                f"  ours/numpy throughput {r.ratio:5.2f}"
+                f"  ours/numpy throughput {r.ratio:5.2f}  ceiling {r.ceiling:5.2f}"
             )
             results.append(r)
             del module, unfoldable
@@ -874,24 +896,32 @@ def report(results: list[ModuleResult], folds: list[FoldResult], info: dict, arg
             "same run with the operand a function argument (the pass's fixed cost on this "
             "module: pass manager, walks, verification); fold = the difference; numpy = the "
             "same broadcast (`np.broadcast_to(..).copy()`) or cast (`astype`) into a new "
-            "array. Ratios = numpy's time / ours (throughput relative to numpy's).\n"
+            "array. Ratios = numpy's time / ours (throughput relative to numpy's). attr = "
+            "`DenseElementsAttr.get` of numpy's result (its raw storage, as the bindings take "
+            "it: they copy and hash the buffer; one element for a splat), the one step no "
+            "fold through these bindings can skip; ceiling = numpy / (numpy + attr), the "
+            "best ratio (fold) a fold can reach here even if its own arithmetic were "
+            "numpy's.\n"
         )
         w(
-            "| fold | elements | ours ms | no-fold ms | fold ms | numpy ms | ratio (run) "
-            "| ratio (fold) |"
+            "| fold | elements | ours ms | no-fold ms | fold ms | numpy ms | attr ms "
+            "| ratio (run) | ratio (fold) | ceiling |"
         )
-        w("|---|---:|---:|---:|---:|---:|---:|---:|")
+        w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for f in folds:
+            attr = "-" if f.attr_get is None else f"{f.attr_get.cpu * 1e3:.2f}"
+            ceiling = "-" if f.ceiling is None else f"{f.ceiling:.2f}"
             if f.baseline is None:
                 w(
                     f"| {f.label} | {f.elements:,} | {f.ours.cpu * 1e3:.2f} | - | - | "
-                    f"{f.numpy.cpu * 1e3:.2f} | {f.ratio:.2f} | - |"
+                    f"{f.numpy.cpu * 1e3:.2f} | {attr} | {f.ratio:.2f} | - | {ceiling} |"
                 )
                 continue
             w(
                 f"| {f.label} | {f.elements:,} | {f.ours.cpu * 1e3:.2f} | "
                 f"{f.baseline.cpu * 1e3:.2f} | {f.fold_cpu * 1e3:.2f} | "
-                f"{f.numpy.cpu * 1e3:.2f} | {f.ratio:.2f} | {f.numpy.cpu / f.fold_cpu:.2f} |"
+                f"{f.numpy.cpu * 1e3:.2f} | {attr} | {f.ratio:.2f} | "
+                f"{f.numpy.cpu / f.fold_cpu:.2f} | {ceiling} |"
             )
         w("")
     w("## Targets\n")
@@ -975,10 +1005,22 @@ def target_lines(results: list[ModuleResult], folds: list[FoldResult]) -> list[s
         if timed:
             worst = min(timed, key=lambda f: f.numpy.cpu / f.fold_cpu)
             ratio = worst.numpy.cpu / worst.fold_cpu
+            verdict = status(ratio >= TARGET_FOLD)
+            if worst.ceiling is not None:
+                verdict += f" (ceiling {worst.ceiling:.2f})"
             lines.append(
                 f"| folds >= {TARGET_FOLD} of numpy's throughput (the fold alone) | "
-                f"worst {ratio:.2f} ({worst.label}) | {status(ratio >= TARGET_FOLD)} |"
+                f"worst {ratio:.2f} ({worst.label}) | {verdict} |"
             )
+            reachable = [f for f in timed if f.ceiling is not None and f.ceiling >= TARGET_FOLD]
+            if reachable:
+                worst = min(reachable, key=lambda f: f.numpy.cpu / f.fold_cpu)
+                ratio = worst.numpy.cpu / worst.fold_cpu
+                lines.append(
+                    f"| the same, folds whose ceiling is >= {TARGET_FOLD} | worst {ratio:.2f} "
+                    f"({worst.label}; ceiling {worst.ceiling:.2f}) | "
+                    f"{status(ratio >= TARGET_FOLD)} |"
+                )
     return lines
 
 
@@ -1080,6 +1122,7 @@ def main(argv: list[str] | None = None) -> int:
                     "ours": Timing(**f["ours"]),
                     "numpy": Timing(**f["numpy"]),
                     "baseline": Timing(**f["baseline"]) if f.get("baseline") else None,
+                    "attr_get": Timing(**f["attr_get"]) if f.get("attr_get") else None,
                 }
             )
             for f in data["folds"]

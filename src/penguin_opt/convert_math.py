@@ -733,9 +733,12 @@ def convert_array(values: np.ndarray, src_key: str, dst_key: str) -> np.ndarray:
         raise ValueError(f"array dtype {arr.dtype} does not match element type {src_key}")
     if src_key == dst_key:
         return arr.copy()
-    flat = np.ascontiguousarray(arr).reshape(-1)
-    with np.errstate(all="ignore"):  # NaN/inf/overflow are handled explicitly
-        out = _fast_convert(flat, src_key, dst_key)
-        if out is None:
-            out = _exact_convert(flat, src_key, dst_key)
-    return out.reshape(arr.shape)
+    flat = arr.reshape(-1) if arr.flags.c_contiguous else np.ascontiguousarray(arr).reshape(-1)
+    if _FAST_PATHS.get((src_key, dst_key)) is _cast and _fast_path_exact(src_key, dst_key):
+        out = _cast(flat, src_key, dst_key)  # integer sources: no floating-point errors
+    else:
+        with np.errstate(all="ignore"):  # NaN/inf/overflow are handled explicitly
+            out = _fast_convert(flat, src_key, dst_key)
+            if out is None:
+                out = _exact_convert(flat, src_key, dst_key)
+    return out if out.shape == arr.shape else out.reshape(arr.shape)

@@ -11,6 +11,7 @@ for large attributes.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 import ml_dtypes
 import numpy as np
@@ -131,20 +132,6 @@ def _storage_dtype(dtype: np.dtype) -> np.dtype:
 _STORAGE_DTYPES: dict[np.dtype, np.dtype] = {dt: _storage_dtype(dt) for dt in DTYPES.values()}
 
 
-def _to_storage(array: np.ndarray) -> np.ndarray:
-    dtype = array.dtype
-    storage = _STORAGE_DTYPES.get(dtype) or _storage_dtype(dtype)
-    if dtype == np.bool_:
-        return np.ascontiguousarray(array)
-    if dtype.kind == "c":
-        return np.ascontiguousarray(array).view(storage)
-    if dtype.itemsize == 1 and storage.kind in "iu" and dtype.kind not in "iu":
-        return np.ascontiguousarray(array).view(storage)
-    if dtype in (_INT_DTYPES["i2"], _INT_DTYPES["i4"], _INT_DTYPES["ui2"], _INT_DTYPES["ui4"]):
-        return array.astype(storage)
-    return np.ascontiguousarray(array).view(storage)
-
-
 def _from_storage(raw: np.ndarray, dtype: np.dtype) -> np.ndarray:
     if dtype == np.bool_:
         return raw.astype(np.bool_)
@@ -204,24 +191,37 @@ def _scalar(token: str, key: str) -> np.generic:
     return dtype.type(np.float64(token))
 
 
-def read_elements(attr: ir.Attribute) -> np.ndarray:
-    """The values of a DenseElementsAttr as a numpy array of the attribute's shape."""
-    dense = ir.DenseElementsAttr(attr)
-    shaped = ir.ShapedType(dense.type)
-    shape = tuple(shaped.shape)
-    element_type = shaped.element_type
-    key = type_key(element_type)
-    dtype = DTYPES.get(key)
-    if dtype is None:
-        dtype = dtype_of(element_type)  # raises UnsupportedElementType
+def read_elements(
+    attr: ir.Attribute, key: str | None = None, shape: tuple[int, ...] | None = None
+) -> np.ndarray:
+    """The values of a DenseElementsAttr as a numpy array of the attribute's shape.
+
+    ``key`` and ``shape``: the attribute type's element type key (``type_key``) and shape,
+    if the caller has them at hand (both, or neither).
+    """
+    dense = attr if isinstance(attr, ir.DenseElementsAttr) else ir.DenseElementsAttr(attr)
+    if key is None or shape is None:
+        shaped = ir.ShapedType(dense.type)
+        shape = tuple(shaped.shape)
+        element_type = shaped.element_type
+        key = type_key(element_type)
+        dtype = DTYPES.get(key)
+        if dtype is None:
+            dtype = dtype_of(element_type)  # raises UnsupportedElementType
+    else:
+        dtype = DTYPES.get(key)
+        if dtype is None:
+            raise UnsupportedElementType(f"element type {key} is not supported")
     if key in _NATIVE_BUFFER_KEYS:
         # A read-only view of the attribute's storage (it lives as long as the context,
         # which the view keeps alive): folds copy only what they produce.
         arr = np.asarray(dense)
-        if dense.is_splat and arr.shape != shape:
-            arr = np.broadcast_to(arr.reshape(-1)[:1].reshape(()), shape)
         if arr.dtype != dtype:
             arr = arr.view(dtype) if arr.dtype.itemsize == dtype.itemsize else arr.astype(dtype)
+        if arr.shape == shape:
+            return arr
+        if dense.is_splat:
+            return splat_view(arr.reshape(-1)[:1], shape)
         return arr.reshape(shape)
     match = _BODY.match(str(dense))
     if match is None:
@@ -229,7 +229,7 @@ def read_elements(attr: ir.Attribute) -> np.ndarray:
     flat = _parse_body(match.group(1).strip(), key, dtype)
     size = int(np.prod(shape, dtype=np.int64))
     if flat.size == 1 and size != 1:
-        return np.broadcast_to(flat.reshape(()), shape)
+        return splat_view(flat, shape)
     return flat.reshape(shape)
 
 
@@ -244,27 +244,58 @@ def make_elements(array: np.ndarray, shaped_type: ir.Type) -> ir.DenseElementsAt
     arr = np.asarray(array)
     if arr.dtype != dtype:
         raise TypeError(f"array dtype {arr.dtype} does not match {element_type}")
-    shape = list(shaped.shape)
-    if dtype.kind != "c" and arr.size > 1 and not any(arr.strides):
+    storage_dtype, widen, may_splat = _STORAGE[dtype]
+    if may_splat and arr.size > 1 and not any(arr.strides):
         # A broadcast of one element (every stride 0): a splat, without materializing it.
-        storage = _to_storage(arr[(slice(0, 1),) * arr.ndim].reshape(1))
+        flat = arr[(slice(0, 1),) * arr.ndim].reshape(1)
+    elif arr.flags.c_contiguous:
+        flat = arr.reshape(-1)
     else:
         # ascontiguousarray: numpy's fast copy of a strided view (reshape(-1) of a
         # broadcast view copies element by element)
-        storage = _to_storage(np.ascontiguousarray(arr).reshape(-1))
-        if dtype.kind != "c" and storage.size > 1 and _uniform(storage):
-            storage = storage[:1]
-    return ir.DenseElementsAttr.get(storage, type=element_type, shape=shape)
+        flat = np.ascontiguousarray(arr).reshape(-1)
+    storage = flat.astype(storage_dtype) if widen else flat.view(storage_dtype)
+    if may_splat and storage.size > 1 and _uniform(storage):
+        storage = storage[:1]
+    return ir.DenseElementsAttr.get(storage, type=element_type, shape=shaped.shape)
+
+
+# By dtype: (its storage dtype, whether the storage is a cast rather than a view (the
+# sub-byte integers, stored one per byte), whether a uniform array becomes a splat (not
+# complex ones)).
+_STORAGE: dict[np.dtype, tuple[np.dtype, bool, bool]] = {
+    dt: (
+        _STORAGE_DTYPES[dt],
+        dt in (_INT_DTYPES["i2"], _INT_DTYPES["i4"], _INT_DTYPES["ui2"], _INT_DTYPES["ui4"]),
+        dt.kind != "c",
+    )
+    for dt in DTYPES.values()
+}
+# Arrays of at most this many bytes are compared as bytes objects: numpy's per-call cost
+# is most of the work for them.
+_SMALL_BYTES = 4096
 
 
 def _uniform(storage: np.ndarray) -> bool:
     """Whether every element of a 1-D storage array (unsigned integers, or bools or bytes
     for the types stored so) has the same bits. Most arrays differ early, so a prefix is
     compared first and the whole array only when the prefix is uniform."""
+    if storage.nbytes <= _SMALL_BYTES:
+        raw = storage.tobytes()
+        return raw == raw[: storage.itemsize] * storage.size
     first = storage[0]
-    if storage.size > 64 and not (storage[:64] == first).all():
+    if not (storage[:64] == first).all():
         return False
     return bool((storage == first).all())
+
+
+def splat_view(one: np.ndarray, shape: Sequence[int]) -> np.ndarray:
+    """A read-only array of ``shape`` whose every element is ``one``'s single element,
+    without materializing it (every stride 0, as ``np.broadcast_to`` makes, cheaper)."""
+    flat = np.ascontiguousarray(one).reshape(1)
+    view = np.ndarray(tuple(shape), flat.dtype, flat, 0, (0,) * len(shape))
+    view.flags.writeable = False
+    return view
 
 
 _VALUE_ATTR = re.compile(r"value = (dense<.*?>\s*:\s*tensor<[^>]*>>?)")
@@ -293,7 +324,7 @@ def constant_value(op: ir.Operation) -> np.ndarray | None:
         shape = tuple(ir.ShapedType(result_type).shape)
         flat = _parse_body(body.group(1).strip(), type_key(element), dtype_of(element))
         if flat.size == 1 and int(np.prod(shape, dtype=np.int64)) != 1:
-            return np.broadcast_to(flat.reshape(()), shape)
+            return splat_view(flat, shape)
         return flat.reshape(shape)
     attr = op.attributes["value"]
     if not isinstance(attr, ir.DenseElementsAttr):
@@ -309,5 +340,6 @@ __all__ = [
     "is_float_key",
     "make_elements",
     "read_elements",
+    "splat_view",
     "type_key",
 ]

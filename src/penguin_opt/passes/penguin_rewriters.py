@@ -29,6 +29,7 @@ from ..elements import (
     is_float_key,
     make_elements,
     read_elements,
+    splat_view,
     type_key,
 )
 from ..ir_util import (
@@ -71,13 +72,17 @@ def _readable_constant(
     return src, None, attr, key
 
 
-def _values(attr: ir.Attribute | None, values: np.ndarray | None) -> np.ndarray | None:
-    """The values of a constant: ``values`` if ``_readable_constant`` read them already,
-    else those of its dense value attribute ``attr`` (None if they cannot be read)."""
+def _values(
+    attr: ir.Attribute | None, values: np.ndarray | None, type_: ir.Type, sweep: Sweep
+) -> np.ndarray | None:
+    """The values of a constant of type ``type_``: ``values`` if ``_readable_constant``
+    read them already, else those of its dense value attribute ``attr`` (None if they
+    cannot be read)."""
     if values is not None:
         return values
+    key, shape = sweep.type_info(type_)
     try:
-        return read_elements(attr)
+        return read_elements(attr, key, shape)
     except UnsupportedElementType:
         return None
 
@@ -237,13 +242,13 @@ class ReplaceConvertsWithConstants(Rewriter):
         readable = _readable_constant(op.operands[0], sweep)
         if readable is None:
             return "operand-not-constant"
-        _, values, src_attr, src_key = readable
+        src, values, src_attr, src_key = readable
         result_type = op.result.type
         dst_key, result_shape = sweep.type_info(result_type)
         key = _fold_key(self.name, src_attr, src_key, result_type, dst_key)
         attr = sweep.folds.get(key) if key else None  # the same convert folded before
         if attr is None:
-            values = _values(src_attr, values)
+            values = _values(src_attr, values, src.result.type, sweep)
             if values is None:
                 return "operand-not-constant"
             if result_shape is None:
@@ -253,7 +258,7 @@ class ReplaceConvertsWithConstants(Rewriter):
                     return "element-type-semantics-vary-by-jaxlib"
                 if values.size > 1 and not any(values.strides):  # a splat: one element
                     one = convert_array(values[(0,) * values.ndim].reshape(1), src_key, dst_key)
-                    folded = np.broadcast_to(one.reshape(()), values.shape)
+                    folded = splat_view(one, values.shape)
                 else:
                     folded = convert_array(values, src_key, dst_key)
             except (UnsupportedElementType, ValueError):
@@ -509,7 +514,7 @@ class ReplaceBroadcastInDimWithConstants(Rewriter):
         key = _fold_key(self.name, src_attr, src_key, result_type, dst_key, dims)
         attr = sweep.folds.get(key) if key else None
         if attr is None:
-            values = _values(src_attr, values)
+            values = _values(src_attr, values, src.result.type, sweep)
             if values is None:
                 return "operand-not-constant"
             dim_list = _memo(sweep, ("i64-values", dims), lambda: i64_values(dims))
@@ -525,20 +530,20 @@ class ReplaceBroadcastInDimWithConstants(Rewriter):
 
 
 def broadcast_in_dim(values: np.ndarray, dims: list[int], out_shape: tuple[int, ...]) -> np.ndarray:
-    """numpy broadcast_in_dim: operand dim k goes to result dim dims[k] (a view)."""
+    """numpy broadcast_in_dim: operand dim k goes to result dim dims[k]. A new array; for
+    a splat (one value) a read-only view of it (``splat_view``)."""
     if values.size == 1:  # a splat: every result element is the one value
-        return np.broadcast_to(values.reshape(()), out_shape)
-    if all(dims[k] < dims[k + 1] for k in range(len(dims) - 1)):  # in order: no transpose
-        shape = [1] * len(out_shape)
-        for k, out_dim in enumerate(dims):
-            shape[out_dim] = values.shape[k]
-        return np.broadcast_to(values.reshape(shape), out_shape)
-    order = np.argsort(dims, kind="stable")
-    moved = np.transpose(values, order) if values.ndim else values
+        return splat_view(values, out_shape)
+    if any(dims[k] >= dims[k + 1] for k in range(len(dims) - 1)):  # a transpose first
+        order = np.argsort(dims, kind="stable")
+        values = np.transpose(values, order) if values.ndim else values
+        dims = [dims[int(k)] for k in order]
     shape = [1] * len(out_shape)
-    for k, out_dim in enumerate(np.asarray(dims, dtype=np.int64)[order]):
-        shape[int(out_dim)] = moved.shape[k]
-    return np.broadcast_to(moved.reshape(shape), out_shape)
+    for k, out_dim in enumerate(dims):
+        shape[out_dim] = values.shape[k]
+    out = np.empty(out_shape, values.dtype)
+    out[...] = values.reshape(shape)  # numpy broadcasts the assignment
+    return out
 
 
 _EFFECTFUL = frozenset(
