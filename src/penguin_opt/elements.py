@@ -116,20 +116,19 @@ def is_float_key(key: str) -> bool:
     return key in _FLOAT_DTYPES
 
 
+# The sub-byte integers: stored one per byte, so their storage is a cast, not a view.
+_SUB_BYTE_INTS = frozenset(_INT_DTYPES[k] for k in ("i2", "i4", "ui2", "ui4"))
+
+
 def _storage_dtype(dtype: np.dtype) -> np.dtype:
     """The numpy dtype whose bytes are MLIR's raw storage for one element."""
     if dtype == np.bool_:
         return np.dtype(np.bool_)
     if dtype.kind == "c":
         return np.dtype(np.float32 if dtype.itemsize == 8 else np.float64)
-    if dtype in (_INT_DTYPES["i2"], _INT_DTYPES["i4"]):
-        return np.dtype(np.int8)
-    if dtype in (_INT_DTYPES["ui2"], _INT_DTYPES["ui4"]):
-        return np.dtype(np.uint8)
+    if dtype in _SUB_BYTE_INTS:
+        return np.dtype(np.int8 if dtype in (_INT_DTYPES["i2"], _INT_DTYPES["i4"]) else np.uint8)
     return np.dtype(f"u{dtype.itemsize}")
-
-
-_STORAGE_DTYPES: dict[np.dtype, np.dtype] = {dt: _storage_dtype(dt) for dt in DTYPES.values()}
 
 
 def _from_storage(raw: np.ndarray, dtype: np.dtype) -> np.ndarray:
@@ -137,7 +136,7 @@ def _from_storage(raw: np.ndarray, dtype: np.dtype) -> np.ndarray:
         return raw.astype(np.bool_)
     if dtype.kind == "c":
         return raw.view(dtype)
-    if dtype in (_INT_DTYPES["i2"], _INT_DTYPES["i4"], _INT_DTYPES["ui2"], _INT_DTYPES["ui4"]):
+    if dtype in _SUB_BYTE_INTS:
         return raw.astype(dtype)
     return raw.view(dtype)
 
@@ -203,15 +202,10 @@ def read_elements(
     if key is None or shape is None:
         shaped = ir.ShapedType(dense.type)
         shape = tuple(shaped.shape)
-        element_type = shaped.element_type
-        key = type_key(element_type)
-        dtype = DTYPES.get(key)
-        if dtype is None:
-            dtype = dtype_of(element_type)  # raises UnsupportedElementType
-    else:
-        dtype = DTYPES.get(key)
-        if dtype is None:
-            raise UnsupportedElementType(f"element type {key} is not supported")
+        key = type_key(shaped.element_type)
+    dtype = DTYPES.get(key)
+    if dtype is None:
+        raise UnsupportedElementType(f"element type {key} is not supported")
     if key in _NATIVE_BUFFER_KEYS:
         # A read-only view of the attribute's storage (it lives as long as the context,
         # which the view keeps alive): folds copy only what they produce.
@@ -260,16 +254,10 @@ def make_elements(array: np.ndarray, shaped_type: ir.Type) -> ir.DenseElementsAt
     return ir.DenseElementsAttr.get(storage, type=element_type, shape=shaped.shape)
 
 
-# By dtype: (its storage dtype, whether the storage is a cast rather than a view (the
-# sub-byte integers, stored one per byte), whether a uniform array becomes a splat (not
-# complex ones)).
+# By dtype: (its storage dtype, whether the storage is a cast rather than a view, whether
+# a uniform array becomes a splat (not complex ones)).
 _STORAGE: dict[np.dtype, tuple[np.dtype, bool, bool]] = {
-    dt: (
-        _STORAGE_DTYPES[dt],
-        dt in (_INT_DTYPES["i2"], _INT_DTYPES["i4"], _INT_DTYPES["ui2"], _INT_DTYPES["ui4"]),
-        dt.kind != "c",
-    )
-    for dt in DTYPES.values()
+    dt: (_storage_dtype(dt), dt in _SUB_BYTE_INTS, dt.kind != "c") for dt in DTYPES.values()
 }
 # Arrays of at most this many bytes are compared as bytes objects: numpy's per-call cost
 # is most of the work for them.

@@ -50,37 +50,42 @@ _T = TypeVar("_T")
 
 def _readable_constant(
     value: ir.Value, sweep: Sweep
-) -> tuple[ir.Operation, np.ndarray | None, ir.Attribute | None, str] | None:
+) -> (
+    tuple[ir.Operation, np.ndarray | None, ir.Attribute | None, str, tuple[int, ...] | None] | None
+):
     """(the defining constant op of ``value``, None, its value attribute, its element type
-    key) if ``_dense_constant`` would read it, decided without reading the values; for
-    complex constants, which can only be told readable by reading them (from text), (the
-    op, its values, None, the key): their attributes must not reach Python."""
+    key, its static shape) if ``_dense_constant`` would read it, decided without reading
+    the values; for complex constants, which can only be told readable by reading them
+    (from text), (the op, its values, None, the key, the shape): their attributes must not
+    reach Python."""
     src = sweep.producer(value, "constant")
     if src is None:
         return None
-    key = sweep.type_info(src.result.type)[0]
+    key, shape = sweep.type_info(src.result.type)
     if key is None:
         return None
     if key.startswith("complex"):
         read = _dense_constant(value, sweep)
-        return None if read is None else (read[0], read[1], None, key)
+        return None if read is None else (read[0], read[1], None, key, shape)
     if key not in DTYPES:
         return None
     attr = src.attributes["value"]
     if not isinstance(attr, ir.DenseElementsAttr):
         return None
-    return src, None, attr, key
+    return src, None, attr, key, shape
 
 
 def _values(
-    attr: ir.Attribute | None, values: np.ndarray | None, type_: ir.Type, sweep: Sweep
+    attr: ir.Attribute | None,
+    values: np.ndarray | None,
+    key: str,
+    shape: tuple[int, ...] | None,
 ) -> np.ndarray | None:
-    """The values of a constant of type ``type_``: ``values`` if ``_readable_constant``
-    read them already, else those of its dense value attribute ``attr`` (None if they
-    cannot be read)."""
+    """The values of a constant (element type key ``key``, static shape ``shape``):
+    ``values`` if ``_readable_constant`` read them already, else those of its dense value
+    attribute ``attr`` (None if they cannot be read)."""
     if values is not None:
         return values
-    key, shape = sweep.type_info(type_)
     try:
         return read_elements(attr, key, shape)
     except UnsupportedElementType:
@@ -242,13 +247,13 @@ class ReplaceConvertsWithConstants(Rewriter):
         readable = _readable_constant(op.operands[0], sweep)
         if readable is None:
             return "operand-not-constant"
-        src, values, src_attr, src_key = readable
+        _, values, src_attr, src_key, src_shape = readable
         result_type = op.result.type
         dst_key, result_shape = sweep.type_info(result_type)
         key = _fold_key(self.name, src_attr, src_key, result_type, dst_key)
         attr = sweep.folds.get(key) if key else None  # the same convert folded before
         if attr is None:
-            values = _values(src_attr, values, src.result.type, sweep)
+            values = _values(src_attr, values, src_key, src_shape)
             if values is None:
                 return "operand-not-constant"
             if result_shape is None:
@@ -502,7 +507,7 @@ class ReplaceBroadcastInDimWithConstants(Rewriter):
         readable = _readable_constant(op.operands[0], sweep)
         if readable is None:
             return "operand-not-constant"
-        src, values, src_attr, src_key = readable
+        src, values, src_attr, src_key, src_shape = readable
         result_type = op.result.type
         out_shape = sweep.type_info(result_type)[1]
         if out_shape is None:
@@ -514,7 +519,7 @@ class ReplaceBroadcastInDimWithConstants(Rewriter):
         key = _fold_key(self.name, src_attr, src_key, result_type, dst_key, dims)
         attr = sweep.folds.get(key) if key else None
         if attr is None:
-            values = _values(src_attr, values, src.result.type, sweep)
+            values = _values(src_attr, values, src_key, src_shape)
             if values is None:
                 return "operand-not-constant"
             dim_list = _memo(sweep, ("i64-values", dims), lambda: i64_values(dims))
