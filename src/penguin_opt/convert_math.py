@@ -75,6 +75,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -579,11 +580,16 @@ _INT_RANGE = {
 }
 
 
-def _fast_paths() -> dict[tuple[str, str], object]:
+# A fast path: (flat values, source key, destination key) -> the converted values, or None
+# where it cannot take these values (the exact way then does).
+_FastPath = Callable[[np.ndarray, str, str], np.ndarray | None]
+
+
+def _fast_paths() -> dict[tuple[str, str], _FastPath]:
     """The pairs with a fast path. Not f16 but from f32: numpy's float16 casts are slower
     than the lookup tables of the 16-bit sources; not integers wider than 16 bits to bf16:
     ml_dtypes goes through f32 and rounds twice."""
-    paths: dict[tuple[str, str], object] = {}
+    paths: dict[tuple[str, str], _FastPath] = {}
     for src in _INT_KEYS:
         for dst in _INT_KEYS:
             if src != dst:
@@ -711,12 +717,10 @@ def _fast_path_exact(src_key: str, dst_key: str) -> bool:
     return True
 
 
-def _fast_convert(flat: np.ndarray, src_key: str, dst_key: str) -> np.ndarray | None:
-    """The pair's fast path on flat values, or None (no fast path, or not for these)."""
+def _fast_path(src_key: str, dst_key: str) -> _FastPath | None:
+    """The pair's fast path, if it has one that matched the exact way on its probe."""
     fast = _FAST_PATHS.get((src_key, dst_key))
-    if fast is None or not _fast_path_exact(src_key, dst_key):
-        return None
-    return fast(flat, src_key, dst_key)
+    return fast if fast is not None and _fast_path_exact(src_key, dst_key) else None
 
 
 def convert_array(values: np.ndarray, src_key: str, dst_key: str) -> np.ndarray:
@@ -734,11 +738,12 @@ def convert_array(values: np.ndarray, src_key: str, dst_key: str) -> np.ndarray:
     if src_key == dst_key:
         return arr.copy()
     flat = arr.reshape(-1) if arr.flags.c_contiguous else np.ascontiguousarray(arr).reshape(-1)
-    if _FAST_PATHS.get((src_key, dst_key)) is _cast and _fast_path_exact(src_key, dst_key):
-        out = _cast(flat, src_key, dst_key)  # integer sources: no floating-point errors
+    fast = _fast_path(src_key, dst_key)
+    if fast is _cast:  # integer sources: no floating-point errors to silence
+        out = _cast(flat, src_key, dst_key)
     else:
         with np.errstate(all="ignore"):  # NaN/inf/overflow are handled explicitly
-            out = _fast_convert(flat, src_key, dst_key)
+            out = None if fast is None else fast(flat, src_key, dst_key)  # None: not these
             if out is None:
                 out = _exact_convert(flat, src_key, dst_key)
     return out if out.shape == arr.shape else out.reshape(arr.shape)
