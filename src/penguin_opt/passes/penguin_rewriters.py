@@ -580,18 +580,28 @@ _EFFECTFUL = frozenset(
 )
 
 
-# Side-effect-free kinds with one result that is zero-sized only if an operand may be (a
-# static zero-element or a dynamic tensor): every result dim is an operand dim (elementwise
-# ops, transpose, reverse, dot_general, concatenate) or the element count is an operand's
-# (reshape, convert). removeDeadZeroSizedTensorOps reaches them from their operands.
+# Side-effect-free kinds whose results are zero-sized only if an operand may be (a static
+# zero-element or a dynamic tensor, or not a tensor): every result dim is an operand dim
+# (elementwise ops, transpose, reverse, dot_general, concatenate; reduce drops dims; sort,
+# map, scatter, select_and_scatter, dynamic_update_slice, the batch norms, cholesky and
+# triangular_solve keep an operand's shape; bitcast_convert adds or drops a dim of the bit
+# widths' ratio) or the element count is an operand's (reshape, convert). Those with
+# regions (reduce, sort, map, scatter, select_and_scatter) have only rank-0 block arguments
+# (their verifiers require it), which are never zero-sized. removeDeadZeroSizedTensorOps
+# reaches these kinds from their operands.
 _SHAPE_FOLLOWING = frozenset(
     {
         "abs",
         "add",
         "and",
         "atan2",
+        "batch_norm_grad",
+        "batch_norm_inference",
+        "batch_norm_training",
+        "bitcast_convert",
         "cbrt",
         "ceil",
+        "cholesky",
         "clamp",
         "compare",
         "complex",
@@ -601,6 +611,7 @@ _SHAPE_FOLLOWING = frozenset(
         "count_leading_zeros",
         "divide",
         "dot_general",
+        "dynamic_update_slice",
         "exponential",
         "exponential_minus_one",
         "floor",
@@ -609,6 +620,7 @@ _SHAPE_FOLLOWING = frozenset(
         "log",
         "log_plus_one",
         "logistic",
+        "map",
         "maximum",
         "minimum",
         "multiply",
@@ -618,6 +630,7 @@ _SHAPE_FOLLOWING = frozenset(
         "popcnt",
         "power",
         "real",
+        "reduce",
         "reduce_precision",
         "remainder",
         "reshape",
@@ -625,17 +638,21 @@ _SHAPE_FOLLOWING = frozenset(
         "round_nearest_afz",
         "round_nearest_even",
         "rsqrt",
+        "scatter",
         "select",
+        "select_and_scatter",
         "shift_left",
         "shift_right_arithmetic",
         "shift_right_logical",
         "sign",
         "sine",
+        "sort",
         "sqrt",
         "subtract",
         "tan",
         "tanh",
         "transpose",
+        "triangular_solve",
         "xor",
     }
 )
@@ -659,6 +676,12 @@ class _ZeroSizedScan:
     dialect, the result types decide; every visited op's results and block arguments that
     may be zero-sized are followed, as are the function's arguments. Skip reasons are
     counted per op for the visited ops and per op name (``op_counts``) for the others.
+
+    One departure from a visit of every op: a shape-following op that declares a dynamic
+    result on static non-zero operands is not reached, so neither is a shape-following
+    user of it that declares a zero-element result. At run time every dim such a chain
+    carries is an operand's (or a sum or product of them), so that user's zero-element
+    type contradicts its operands' shape: the program has no defined result there.
     """
 
     def __init__(self, prefix: str) -> None:
