@@ -680,8 +680,9 @@ class _ZeroSizedScan:
     One departure from a visit of every op: a shape-following op that declares a dynamic
     result on static non-zero operands is not reached, so neither is a shape-following
     user of it that declares a zero-element result. At run time every dim such a chain
-    carries is an operand's (or a sum or product of them), so that user's zero-element
-    type contradicts its operands' shape: the program has no defined result there.
+    carries is non-zero (an operand's, a sum or product of them, or bitcast_convert's
+    bit-width ratio), so that user's zero-element type contradicts its operands' shape:
+    the program has no defined result there.
     """
 
     def __init__(self, prefix: str) -> None:
