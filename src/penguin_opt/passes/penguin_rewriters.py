@@ -61,7 +61,7 @@ def _readable_constant(
     src = sweep.producer(value, "constant")
     if src is None:
         return None
-    key, shape = sweep.type_info(src.result.type)
+    key, shape = sweep.type_info(value.type)  # value is src's one result
     if key is None:
         return None
     if key.startswith("complex"):
@@ -181,7 +181,7 @@ class CanonicalizeTupleOp(Rewriter):
             if has_uses(tup):
                 continue
             feeders = [sweep.producer(v, "tuple") for v in tup.operands]
-            sweep.erase(tup, sweep.dialect.op("tuple"))
+            sweep.erase(tup, sweep.op_name("tuple"))
             for f in feeders:
                 if f is not None:
                     pending.setdefault(op_id(f), f)
@@ -530,7 +530,7 @@ class ReplaceBroadcastInDimWithConstants(Rewriter):
         cst = sweep.constant(attr, before=op, type=result_type)
         sweep.replace(op, [cst.result])
         if _unused(src):
-            sweep.erase(src, sweep.dialect.op("constant"))
+            sweep.erase(src, sweep.op_name("constant"))
         return None
 
 

@@ -38,8 +38,34 @@ class Rewriter:
         stats = sweep.stats(self.name)
         # Snapshot: like the seed's own walk, a rewriter never visits ops it creates
         # (they are appended to the shared worklists for the rewriters after it).
-        for op in ops[: len(ops)]:
-            self.visit(op, sweep, stats)
+        snapshot = ops[: len(ops)]
+        if sweep.state.recorder is not None:
+            for op in snapshot:
+                self.visit(op, sweep, stats)
+            return
+        # visit() without remarks, inlined: a rewriter's loop runs once per root op.
+        rewrite = self.rewrite
+        skip = stats.skip
+        matched = rewritten = 0
+        try:
+            for op in snapshot:
+                try:
+                    op.attached  # noqa: B018 (raises for an erased op: Sweep.is_erased)
+                except RuntimeError:
+                    continue
+                sweep.current = op
+                try:
+                    reason = rewrite(op, sweep)
+                except UnreadableAttribute:
+                    reason = "attribute-not-readable"
+                matched += 1
+                if reason is None:
+                    rewritten += 1
+                else:
+                    skip(reason)
+        finally:  # an error at an op still counts the ops before it
+            stats.matched += matched
+            stats.rewritten += rewritten
 
     def visit(self, op: ir.Operation, sweep: Sweep, stats: RewriterStats) -> None:
         """Rewrite one collected op (unless an earlier rewrite erased it) and count it."""

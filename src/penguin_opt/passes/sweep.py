@@ -74,6 +74,8 @@ class Sweep:
     created_log: list[ir.Operation] | None = None
     # type_info per type (types are uniqued: a type is its own key)
     _types: dict[ir.Type, tuple[str | None, tuple[int, ...] | None]] = field(default_factory=dict)
+    # The dialect's op names by mnemonic (create() makes each name once).
+    _names: dict[str, str] = field(default_factory=dict)
 
     def stats(self, rewriter: str) -> RewriterStats:
         return self.state.rewriter(self.pass_name, rewriter)
@@ -114,7 +116,14 @@ class Sweep:
         if isinstance(owner, ir.Block):
             return None
         name = getattr(type(owner), "OPERATION_NAME", None) or owner.name
-        return owner.operation if name == self.dialect.op(mnemonic) else None
+        return owner.operation if name == self.op_name(mnemonic) else None
+
+    def op_name(self, mnemonic: str) -> str:
+        """The dialect's name of op ``mnemonic`` (made once per run)."""
+        name = self._names.get(mnemonic)
+        if name is None:
+            name = self._names[mnemonic] = self.dialect.op(mnemonic)
+        return name
 
     @staticmethod
     def is_erased(op: ir.Operation) -> bool:
@@ -153,7 +162,7 @@ class Sweep:
         """Create ``mnemonic`` of the dialect right before ``before``, at its location;
         ``at``: that location and insertion point, when the caller makes several ops
         there."""
-        name = self.dialect.op(mnemonic)
+        name = self.op_name(mnemonic)
         loc, ip = at or (before.location, ir.InsertionPoint(before))
         op = ir.Operation.create(
             name,
@@ -164,6 +173,8 @@ class Sweep:
             loc=loc,
             ip=ip,
         )
+        if self.created_log is None and name not in self.worklists:
+            return op  # what created() would do: nothing to record
         return self.created(op, name)
 
     def erase(self, op: ir.Operation, name: str | None = None) -> None:
