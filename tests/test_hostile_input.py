@@ -490,6 +490,19 @@ def test_unreadable_attributes_skip_the_rewrite(tmp_path):
     )
 
 
+def test_an_unreadable_attribute_leaves_the_gate_reason_first():
+    """A conv the gate rejects is counted with the gate's reason even when one of its
+    attributes cannot be read (the pass reads every attribute once, before the gate)."""
+    rejected = COMPLEX_ATTRIBUTES.replace("tensor<1x8x8x3xf32>", "tensor<1x1x8x3xf32>").replace(
+        "tensor<1x3x3x4xf32>", "tensor<1x1x3x4xf32>"
+    )
+    rejected = rejected.replace("stride = [2, 2]", "stride = [1, 2], pad = [[1, 1], [0, 0]]")
+    module = penguin_opt.parse(rejected)
+    stats = penguin_opt.run(module, "stablehlo-canonicalize-conv").statistics
+    skipped = stats["stablehlo-canonicalize-conv"]["explicitlyStride"].skipped
+    assert dict(skipped) == {"spatial-extent-1": 1}
+
+
 def test_huge_dimension_numbers_are_one_line(tmp_path):
     src = write(
         tmp_path,

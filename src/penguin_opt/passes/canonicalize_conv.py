@@ -173,7 +173,11 @@ class _Memo:
 
 
 def _window_list(
-    attributes: ir.OpAttributeMap, name: str, n: int, default: int, memo: _Memo
+    attributes: ir.OpAttributeMap | dict[str, ir.Attribute],
+    name: str,
+    n: int,
+    default: int,
+    memo: _Memo,
 ) -> tuple[int, ...]:
     if name not in attributes:
         return (default,) * n
@@ -181,11 +185,15 @@ def _window_list(
 
 
 def conv_geometry(
-    op: ir.Operation, dialect: Dialect, memo: _Memo | None = None
+    op: ir.Operation,
+    dialect: Dialect,
+    memo: _Memo | None = None,
+    attributes: dict[str, ir.Attribute] | None = None,
 ) -> ConvGeometry | None:
     """The geometry of a conv with static operand and result shapes, else None.
 
-    ``memo``: the pass run's memoized reads (a fresh one if None).
+    ``memo``: the pass run's memoized reads (a fresh one if None); ``attributes``: the
+    conv's (``attrs_of``), if the caller has read them.
     """
     if memo is None:
         memo = _Memo()
@@ -193,7 +201,8 @@ def conv_geometry(
     shapes = [memo.shape(v.type) for v in (operands[0], operands[1], op.results[0])]
     if any(s is None for s in shapes):
         return None
-    attributes = op.attributes
+    if attributes is None:
+        attributes = op.attributes
     input_spatial, kernel_spatial, output_spatial = memo.spatial_dims(
         attributes["dimension_numbers"], dialect
     )
@@ -854,14 +863,14 @@ class CanonicalizeConv(ModulePass):
         eligible = []
         convs, state.penguin_sorts = _convolutions_and_penguin_sorts(functions(module), d)
         for conv in convs:
-            g = conv_geometry(conv, d, builder)
+            try:  # every attribute, read once: the geometry's and the rewrites'
+                attributes = attrs_of(conv)
+            except UnreadableAttribute:  # the gate's reason first, as for any conv
+                attributes = None
+            g = conv_geometry(conv, d, builder, attributes)
             reason = gate.reject(conv, d, g)
-            attributes = None
-            if reason is None:
-                try:
-                    attributes = attrs_of(conv)
-                except UnreadableAttribute:
-                    reason = "attribute-not-readable"  # the rewrites rebuild the conv
+            if reason is None and attributes is None:
+                reason = "attribute-not-readable"  # the rewrites rebuild the conv
             if reason is None:
                 eligible.append((conv, g, attributes))
             else:
