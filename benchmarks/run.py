@@ -101,14 +101,23 @@ class Timing:
 
 
 def measure(fn, *, reps: int, setup=None, teardown=None) -> Timing:
-    """Min CPU and min wall time of ``fn(setup())`` over ``reps`` runs."""
+    """Min CPU and min wall time of ``fn(setup())`` over ``reps`` runs, Python's garbage
+    collector off while timed and no collection forced before (``timeit``'s way): a
+    ``gc.collect()`` right before a run leaves the caches cold for it, which cost a 1k-op
+    module's run 0.75 ms (native ``canonicalize``) and 0.8 ms (our passes), and a 1M-element
+    fold's pass run 0.5 ms (docs/performance.md, 2026-12-04)."""
     best_cpu = best_wall = float("inf")
     for _ in range(reps):
         arg = setup() if setup else None
-        gc.collect()
-        c0, w0 = time.process_time(), time.perf_counter()
-        fn(arg) if setup else fn()
-        c1, w1 = time.process_time(), time.perf_counter()
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            c0, w0 = time.process_time(), time.perf_counter()
+            fn(arg) if setup else fn()
+            c1, w1 = time.process_time(), time.perf_counter()
+        finally:
+            if enabled:
+                gc.enable()
         best_cpu, best_wall = min(best_cpu, c1 - c0), min(best_wall, w1 - w0)
         if teardown:
             teardown(arg)
@@ -778,8 +787,9 @@ def report(results: list[ModuleResult], folds: list[FoldResult], info: dict, arg
     w(f"* run: {info['date']}, {info['duration']:.0f} s\n")
     w("## Passes on synthetic modules and corpus programs\n")
     w(
-        "Seconds of process CPU time, min of the repetitions, and in parentheses µs per op "
-        "(ops = every op of the module, nested ones included). `native` is MLIR's "
+        "Seconds of process CPU time, min of the repetitions (Python's garbage collector off "
+        "while timed, no collection forced before, as `timeit` does), and in parentheses µs "
+        "per op (ops = every op of the module, nested ones included). `native` is MLIR's "
         "`canonicalize` with the verifier on; `verify` is one `module.verify()`; "
         "`both` is our two canonicalize passes in one pipeline; `pipeline` adds `inline` in "
         "front; `native` and our passes and pipelines run interleaved (each repetition "
