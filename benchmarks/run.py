@@ -125,20 +125,32 @@ def measure(fn, *, reps: int, setup=None, teardown=None) -> Timing:
 
 
 def measure_alternating(
-    fns: dict[str, Callable], *, reps: int, setup=None, teardown=None, warmup: bool = False
+    fns: dict[str, Callable | tuple[Callable, Callable | None, Callable | None]],
+    *,
+    reps: int,
+    setup=None,
+    teardown=None,
+    warmup: bool = False,
 ) -> dict[str, Timing]:
     """``measure`` of each of ``fns``, the runs interleaved: each repetition runs every one
     once, starting one further along each time, so that a slower minute of the machine
-    weighs on all of them alike (their ratios are what the targets compare). ``warmup``:
-    first one untimed run of each (a fresh context's first runs are slower, which weighs
-    on a small module's few milliseconds)."""
-    best = {label: [float("inf"), float("inf")] for label in fns}
-    labels = list(fns)
+    weighs on all of them alike (their ratios are what the targets compare). A value of
+    ``fns`` is a function (of ``setup()``'s result) or (function, its own setup, its own
+    teardown). ``warmup``: first one untimed run of each (a fresh context's first runs
+    are slower, which weighs on a small module's few milliseconds)."""
+    runs = {
+        label: entry if isinstance(entry, tuple) else (entry, setup, teardown)
+        for label, entry in fns.items()
+    }
+    best = {label: [float("inf"), float("inf")] for label in runs}
+    labels = list(runs)
     for label in labels if warmup else ():
-        measure(fns[label], reps=1, setup=setup, teardown=teardown)
+        fn, su, td = runs[label]
+        measure(fn, reps=1, setup=su, teardown=td)
     for rep in range(reps):
         for label in labels[rep % len(labels) :] + labels[: rep % len(labels)]:
-            t = measure(fns[label], reps=1, setup=setup, teardown=teardown)
+            fn, su, td = runs[label]
+            t = measure(fn, reps=1, setup=su, teardown=td)
             best[label][0] = min(best[label][0], t.cpu)
             best[label][1] = min(best[label][1], t.wall)
     return {label: Timing(cpu, wall) for label, (cpu, wall) in best.items()}
@@ -683,23 +695,15 @@ def bench_folds(reps: int, n: int, log) -> list[FoldResult]:
 
             # The fold, the same run without it, and numpy, interleaved: their differences
             # and ratios are what the table shows, each run a millisecond or two.
-            best = [float("inf")] * 3
-            walls = [float("inf")] * 3
-            for _ in range(reps):
-                for i, t in enumerate(
-                    (
-                        measure(run, reps=1, setup=module.clone, teardown=lambda op: op.erase()),
-                        measure(
-                            lambda op: run(op, folds=0),
-                            reps=1,
-                            setup=unfoldable.clone,
-                            teardown=lambda op: op.erase(),
-                        ),
-                        measure(numpy_fn, reps=1),
-                    )
-                ):
-                    best[i], walls[i] = min(best[i], t.cpu), min(walls[i], t.wall)
-            ours, base, ref = (Timing(c, w) for c, w in zip(best, walls, strict=True))
+            timed = measure_alternating(
+                {
+                    "ours": (run, module.clone, ir.Operation.erase),
+                    "base": (lambda op: run(op, folds=0), unfoldable.clone, ir.Operation.erase),
+                    "numpy": (numpy_fn, None, None),
+                },
+                reps=reps,
+            )
+            ours, base, ref = timed["ours"], timed["base"], timed["numpy"]
             # The cheapest attribute of numpy's result: its raw storage (one element if
             # they are all the same: a splat), found untimed.
             result = np.ascontiguousarray(numpy_fn()).reshape(-1)

@@ -828,8 +828,7 @@ class RemoveDeadZeroSizedTensorOps(Rewriter):
         candidates = [sweep.canonical(op) for op in scan.candidates]
         if len(candidates) > 1:
             candidates.sort(key=_depth, reverse=True)
-        for op in candidates:
-            self.visit(op, sweep, stats)
+        self.visit_each(candidates, sweep, stats)
 
     @staticmethod
     def skip_reason(op: ir.Operation, prefix: str) -> str | None:

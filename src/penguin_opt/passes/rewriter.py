@@ -12,6 +12,7 @@ one place, :meth:`Rewriter.record`, which is what ``--pass-statistics`` reports.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import ClassVar
 
 from jaxlib.mlir import ir
@@ -35,54 +36,29 @@ class Rewriter:
         self.run(sweep.worklists[sweep.dialect.op(self.root)], sweep)
 
     def run(self, ops: list[ir.Operation], sweep: Sweep) -> None:
-        stats = sweep.stats(self.name)
         # Snapshot: like the seed's own walk, a rewriter never visits ops it creates
         # (they are appended to the shared worklists for the rewriters after it).
-        snapshot = ops[: len(ops)]
-        if sweep.state.recorder is not None:
-            for op in snapshot:
-                self.visit(op, sweep, stats)
-            return
-        # visit() without remarks, inlined: a rewriter's loop runs once per root op.
-        rewrite = self.rewrite
-        skip = stats.skip
-        matched = rewritten = 0
-        try:
-            for op in snapshot:
-                try:
-                    op.attached  # noqa: B018 (raises for an erased op: Sweep.is_erased)
-                except RuntimeError:
-                    continue
-                sweep.current = op
-                try:
-                    reason = rewrite(op, sweep)
-                except UnreadableAttribute:
-                    reason = "attribute-not-readable"
-                matched += 1
-                if reason is None:
-                    rewritten += 1
-                else:
-                    skip(reason)
-        finally:  # an error at an op still counts the ops before it
-            stats.matched += matched
-            stats.rewritten += rewritten
+        self.visit_each(ops[: len(ops)], sweep, sweep.stats(self.name))
 
-    def visit(self, op: ir.Operation, sweep: Sweep, stats: RewriterStats) -> None:
-        """Rewrite one collected op (unless an earlier rewrite erased it) and count it."""
-        if sweep.is_erased(op):
-            return
+    def visit_each(self, ops: Iterable[ir.Operation], sweep: Sweep, stats: RewriterStats) -> None:
+        """Rewrite each collected op of ``ops`` (unless an earlier rewrite erased it), in
+        order, and count it."""
         recorder = sweep.state.recorder
-        if recorder is not None:
-            seen, sweep.created_log = recorder.before(op), []
-        sweep.current = op  # the worklist's object: erased through itself
-        try:
-            reason = self.rewrite(op, sweep)
-        except UnreadableAttribute:  # raised before any change: the op stays as it is
-            reason = "attribute-not-readable"
-        self.record(stats, reason)
-        if recorder is not None:
-            recorder.add(sweep.pass_name, self.name, seen, reason, sweep.created_log)
-            sweep.created_log = None
+        rewrite, is_erased, record = self.rewrite, sweep.is_erased, self.record
+        for op in ops:
+            if is_erased(op):
+                continue
+            if recorder is not None:
+                seen, sweep.created_log = recorder.before(op), []
+            sweep.current = op  # the worklist's object: erased through itself
+            try:
+                reason = rewrite(op, sweep)
+            except UnreadableAttribute:  # raised before any change: the op stays as it is
+                reason = "attribute-not-readable"
+            record(stats, reason)
+            if recorder is not None:
+                recorder.add(sweep.pass_name, self.name, seen, reason, sweep.created_log)
+                sweep.created_log = None
 
     @staticmethod
     def record(stats: RewriterStats, reason: str | None) -> None:

@@ -173,8 +173,6 @@ class Sweep:
             loc=loc,
             ip=ip,
         )
-        if self.created_log is None and name not in self.worklists:
-            return op  # what created() would do: nothing to record
         return self.created(op, name)
 
     def erase(self, op: ir.Operation, name: str | None = None) -> None:
