@@ -405,3 +405,24 @@ def test_inline_with_a_complex_module_attribute(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert b"@a" not in proc.stdout
     assert b"stablehlo.add %arg0, %arg0" in proc.stdout
+
+
+def test_a_plain_run_imports_neither_checker_nor_batch(tmp_path):
+    # A command's start is most of its time on the programs users hold (1k-7k ops): the
+    # equivalence checker, the batch driver and the child-process pools are imported only
+    # by the commands that use them, and the version is read only for --version.
+    src = tmp_path / "in.mlir"
+    src.write_text(SIMPLE)
+    code = (
+        "import sys\n"
+        "from penguin_opt import cli\n"
+        f"assert cli._main([{str(src)!r}, '-p', 'stablehlo-canonicalize-for-penguin',"
+        f" '-o', {str(tmp_path / 'out.mlir')!r}]) == 0\n"
+        "mods = ('penguin_opt.equivalence', 'penguin_opt.batch', 'penguin_opt.isolated',"
+        " 'penguin_opt.check_cli', 'concurrent.futures.process', 'importlib.metadata')\n"
+        "print(' '.join(m for m in mods if m in sys.modules))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.decode().strip() == ""
+    assert "stablehlo.constant" in (tmp_path / "out.mlir").read_text()

@@ -1,14 +1,22 @@
 """penguin-opt: the Neuron hlo2penguin canonicalization passes on real MLIR."""
 
 from .api import Result, load, load_file, parse, run, to_text
-from .cli_common import version as _version
 from .context import make_context
 from .io import InputError, InputNotFoundError, InputWarning
 from .passes import PASSES
 from .passes.base import PassError
 from .pipeline import PipelineError
 
-__version__ = _version()
+
+def __getattr__(name: str) -> str:
+    """``__version__``, read from the installed metadata when first asked for (reading it
+    at import would cost every command tens of milliseconds)."""
+    if name == "__version__":
+        from .cli_common import version
+
+        return version()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "PASSES",

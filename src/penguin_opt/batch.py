@@ -46,17 +46,9 @@ if TYPE_CHECKING:
     import argparse
     from collections.abc import Callable, Iterator
 
-__all__ = ["EMIT_SUFFIXES", "STATUSES", "Job", "plan", "run_batch", "run_job"]
+__all__ = ["STATUSES", "Job", "plan", "run_batch", "run_job"]
 
 STATUSES = ("ok", "error", "mismatch", "not-checkable", "timeout")
-# Output file suffix per --emit kind (appended to the input's name).
-EMIT_SUFFIXES = {
-    "mlir": ".mlir",
-    "executable": ".mlir",
-    "bytecode": ".mlirbc",
-    "hlo-text": ".hlo.txt",
-    "hlo-proto": ".hlo_module.pb",
-}
 
 
 @dataclass(frozen=True)
@@ -100,12 +92,6 @@ class Record:
 # -- planning -------------------------------------------------------------------------
 
 
-def is_batch(inputs: list[str]) -> bool:
-    """Whether ``inputs`` name several programs before any file is read (a multi-graph
-    dump is found out when it is read)."""
-    return len(inputs) > 1 or any(p != "-" and os.path.isdir(p) for p in inputs)
-
-
 def plan(inputs: list[str], outdir: str, emit: str) -> tuple[list[Job], list[tuple[str, str]]]:
     """The jobs for ``inputs`` (files and directories) and the files skipped, with why.
 
@@ -114,6 +100,7 @@ def plan(inputs: list[str], outdir: str, emit: str) -> tuple[list[Job], list[tup
     JSON, logs, LLVM IR, XLA's post-optimization modules, ...; see
     :func:`penguin_opt.formats.companion_reason`) and empty files are skipped.
     """
+    from .emit import EMIT_SUFFIXES
     from .formats import companion_reason
 
     suffix = EMIT_SUFFIXES[emit]

@@ -23,11 +23,11 @@ from .cli_common import (
     EXIT_OK,
     Parser,
     add_check_options,
+    add_version_option,
     one_line_warnings_recorded,
     run_command,
     stage,
     supervise,
-    version,
 )
 
 if TYPE_CHECKING:
@@ -112,7 +112,7 @@ def _penguin_check(argv: list[str]) -> int:
     p.add_argument("before")
     p.add_argument("after")
     add_check_options(p)
-    p.add_argument("--version", action="version", version=f"penguin-check {version()}")
+    add_version_option(p)
     p.add_argument("--debug", action="store_true")
     args = p.parse_args(argv)
     from .api import load_file

@@ -26,11 +26,11 @@ from .cli_common import (
     Parser,
     UsageError,
     add_check_options,
+    add_version_option,
     one_line,
     run_command,
     stage,
     supervise,
-    version,
 )
 from .diagnostics_check import DEFAULT_MARKER as DEFAULT_SPLIT_MARKER
 
@@ -120,11 +120,11 @@ def build_parser() -> Parser:
         help="elide constants with more than N elements when printing "
         "(the output does not read back)",
     )
-    from .batch import EMIT_SUFFIXES
+    from .emit import EMIT_KINDS
 
     p.add_argument(
         "--emit",
-        choices=tuple(EMIT_SUFFIXES),
+        choices=EMIT_KINDS,
         default="mlir",
         metavar="KIND",
         help="what to write: mlir (default), bytecode, executable (valid StableHLO "
@@ -234,7 +234,7 @@ def build_parser() -> Parser:
         help="where the workers run: local processes (default) or "
         "a dask.distributed scheduler (pip install 'penguin-opt[cluster]')",
     )
-    p.add_argument("--version", action="version", version=f"penguin-opt {version()}")
+    add_version_option(p)
     p.add_argument("--debug", action="store_true", help="show Python tracebacks on errors")
     add_check_options(p)
     return p
@@ -339,9 +339,7 @@ def _main(argv: list[str]) -> int:
         return EXIT_OK
     text = _settle_flags(args)
     inputs = args.input_files or ["-"]
-    from . import batch
-
-    if batch.is_batch(inputs):
+    if _is_batch(inputs):
         return _run_batch(args, inputs, text)
     args.input = inputs[0]
     _refuse_overwriting_inputs(args, [args.input], with_output=True)
@@ -415,6 +413,12 @@ def _main(argv: list[str]) -> int:
     state.timings.append(("Output", time.perf_counter() - start))
     _report_timing(args, state)
     return EXIT_NOT_READY if not_ready else EXIT_OK
+
+
+def _is_batch(inputs: list[str]) -> bool:
+    """Whether ``inputs`` name several programs before any file is read (a multi-graph
+    dump is found out when it is read; the batch module is imported only for a batch)."""
+    return len(inputs) > 1 or any(p != "-" and os.path.isdir(p) for p in inputs)
 
 
 def _wants_remarks(args: argparse.Namespace) -> bool:

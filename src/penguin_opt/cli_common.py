@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from types import FrameType
 
 __all__ = [
+    "DEFAULT_TIMEOUT",
     "EXIT_FAILURE",
     "EXIT_INTERRUPTED",
     "EXIT_MISMATCH",
@@ -41,6 +42,8 @@ __all__ = [
     "Parser",
     "UsageError",
     "add_check_options",
+    "add_version_option",
+    "exit_with_parent",
     "on_abandon",
     "on_finish",
     "one_line",
@@ -66,6 +69,7 @@ EXIT_TERMINATED = 143  # SIGTERM
 # Commands run in a thread with this stack (virtual memory, touched only as deep as the
 # input needs); io.MAX_NESTING keeps text inputs within what it was measured to take.
 STACK_BYTES = 512 << 20
+DEFAULT_TIMEOUT = 600.0  # seconds per oracle run (--timeout)
 
 _cleanups: list[Callable[[], None]] = []
 _finishers: list[Callable[[], None]] = []
@@ -140,6 +144,30 @@ def run_command(fn: Callable[[], int], *, prog: str, argv: list[str]) -> int:
 
 # ------------------------------------------------------------- the supervising parent
 
+
+def exit_with_parent(parent: int) -> None:
+    """Child-process initializer: die with the parent (even one killed by SIGKILL, when
+    nothing could stop the child) instead of running on as an orphan. On Linux the kernel
+    does it (PR_SET_PDEATHSIG; an oracle's C++ call holds the GIL, so no thread of the
+    child could); elsewhere a thread polls the parent between calls."""
+    import ctypes
+    import time
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+
+        def watch() -> None:
+            while os.getppid() == parent:
+                time.sleep(1.0)
+            os._exit(1)
+
+        threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+    if os.getppid() != parent:  # the parent was gone before the death signal was armed
+        os._exit(1)
+
+
 _NO_SUPERVISOR_ENV = "PENGUIN_OPT_NO_SUPERVISOR"  # any value: no fork (e.g. under gdb)
 _stage_fd: int | None = None  # the child's end of the pipe to its supervising parent
 
@@ -164,8 +192,6 @@ def supervise(prog: str) -> None:
     except OSError:  # no processes left: run unsupervised
         return
     if pid == 0:
-        from .isolated import exit_with_parent
-
         os.close(read_end)
         _stage_fd = write_end
         exit_with_parent(parent)
@@ -394,6 +420,23 @@ def version() -> str:
         return "unknown"
 
 
+class _VersionAction(argparse.Action):
+    """``--version``: print ``PROG VERSION`` and exit 0, the version read only then
+    (importlib.metadata costs every other command tens of milliseconds at start)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:  # noqa: ANN401 - argparse's
+        kwargs.setdefault("help", "show program's version number and exit")
+        super().__init__(option_strings, dest=argparse.SUPPRESS, nargs=0, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None) -> NoReturn:  # noqa: ANN001
+        print(f"{parser.prog} {version()}")  # to stdout, as argparse's own version action
+        parser.exit()
+
+
+def add_version_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--version", action=_VersionAction)
+
+
 def _bool(text: str) -> bool:
     lowered = text.lower()
     if lowered in _TRUE:
@@ -493,8 +536,6 @@ _positive_float = _number(float, "a finite number", positive=True)
 
 
 def add_check_options(p: argparse.ArgumentParser) -> None:
-    from .equivalence import DEFAULT_TIMEOUT
-
     g = p.add_argument_group("equivalence check")
     g.add_argument(
         "--seed", type=_non_negative_int, default=0, help="seed of the random inputs (default 0)"

@@ -56,7 +56,15 @@ from jaxlib.mlir import ir
 from .cli_common import one_line
 from .io import module_bytecode, module_text
 
-EMIT_KINDS = ("mlir", "bytecode", "executable", "hlo-text", "hlo-proto")
+# The output file suffix per kind (a batch appends it to the input's name).
+EMIT_SUFFIXES = {
+    "mlir": ".mlir",
+    "bytecode": ".mlirbc",
+    "executable": ".mlir",
+    "hlo-text": ".hlo.txt",
+    "hlo-proto": ".hlo_module.pb",
+}
+EMIT_KINDS = tuple(EMIT_SUFFIXES)
 BINARY_KINDS = frozenset({"bytecode", "hlo-proto"})  # render() returns bytes for these
 
 _WHAT = {"executable": "executable StableHLO", "hlo-text": "HLO", "hlo-proto": "HLO"}
@@ -358,6 +366,7 @@ def _converter_location(where: str) -> str | None:
 __all__ = [
     "BINARY_KINDS",
     "EMIT_KINDS",
+    "EMIT_SUFFIXES",
     "EmitError",
     "executable_module",
     "render",

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import isolated, penguin_sort
-from .cli_common import one_line
+from .cli_common import DEFAULT_TIMEOUT, one_line
 from .elements import DTYPES, dtype_of, make_elements, read_elements, type_key
 from .ir_util import entry_function, ops_under, string_value
 
@@ -716,7 +716,6 @@ def prepare_isolated(
     )
 
 
-DEFAULT_TIMEOUT = 600.0  # seconds per oracle run (--timeout)
 _TIMEOUT: contextvars.ContextVar[float] = contextvars.ContextVar("timeout", default=DEFAULT_TIMEOUT)
 
 

@@ -21,6 +21,8 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import TYPE_CHECKING, TypeVar
 
+from .cli_common import exit_with_parent
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
     from concurrent.futures import Future
@@ -32,7 +34,6 @@ __all__ = [
     "call",
     "close",
     "close_all",
-    "exit_with_parent",
     "kill",
     "shutdown",
 ]
@@ -199,31 +200,6 @@ def _main_not_reimported() -> Iterator[None]:
     finally:
         main.__dict__.pop("__spec__", None)
         main.__dict__.update(saved)
-
-
-def exit_with_parent(parent: int) -> None:
-    """Child-process initializer: die with the parent (even one killed by SIGKILL, when
-    nothing could stop the child) instead of running on as an orphan. On Linux the kernel
-    does it (PR_SET_PDEATHSIG; an oracle's C++ call holds the GIL, so no thread of the
-    child could); elsewhere a thread polls the parent between calls."""
-    import ctypes
-    import signal as signal_module
-    import threading
-    import time
-
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, int(signal_module.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-
-        def watch() -> None:
-            while os.getppid() == parent:
-                time.sleep(1.0)
-            os._exit(1)
-
-        threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
-    if os.getppid() != parent:  # the parent was gone before the death signal was armed
-        os._exit(1)
 
 
 @functools.cache
