@@ -34,7 +34,6 @@ from ..elements import (
 )
 from ..ir_util import (
     attrs_of,
-    has_uses,
     i64_values,
     op_counts,
     static_shape,
@@ -178,9 +177,12 @@ class CanonicalizeTupleOp(Rewriter):
         pending = self._producers
         while pending:
             _, tup = pending.popitem()
-            if has_uses(tup):
+            if next(iter(tup.result.uses), None) is not None:  # a tuple has one result
                 continue
-            feeders = [sweep.producer(v, "tuple") for v in tup.operands]
+            # only a tuple-typed operand can be a tuple's: its producer is read only then
+            feeders = [
+                sweep.producer(v, "tuple") for v in tup.operands if isinstance(v.type, ir.TupleType)
+            ]
             sweep.erase(tup, sweep.op_name("tuple"))
             for f in feeders:
                 if f is not None:

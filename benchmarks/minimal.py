@@ -1,0 +1,274 @@
+"""How close each simple rewriter is to the least its binding calls cost: ours against a
+minimal inline loop doing the same rewrites on the same ops.
+
+    python -m benchmarks.minimal                    # 100k-op modules, both dialects
+    python -m benchmarks.minimal --size 1M --dialects stablehlo --reps 5
+
+For each rewriter below, a fresh clone of the synthetic module is brought to the state that
+rewriter sees in a run of the for-penguin pass (the rewriters before it in the table run
+first, through the pass's own sweep), then either our rewriter runs (``run_on``: its match,
+skip reasons, statistics, the sweep's bookkeeping) or a minimal loop over the same live
+worklist does the same rewrites with the cheapest binding idioms measured here and no
+bookkeeping at all (no statistics, no skip reasons, no identity tracking; it handles only
+what the synthetic module holds). The two alternate, process CPU time, min of ``--reps``;
+the first repetition checks that both leave byte-identical module text, so a minimal loop
+cannot drift into doing less. ``ours / minimal`` is what our protocol, sweep and general
+matching cost over the binding calls themselves: the share of a rewriter's time that any
+restructuring in Python could still remove.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+
+import numpy as np
+
+from benchmarks.generate import module_path
+from benchmarks.run import measure_alternating, parse_size
+
+
+class _Minimal:
+    """The minimal loops of one dialect: each takes a rewriter's live worklist (in the
+    state a pass run leaves it for that rewriter) and returns the rewrites it did."""
+
+    def __init__(self, prefix: str) -> None:
+        from penguin_opt.dialect import MHLO, STABLEHLO
+
+        self.prefix = prefix
+        self.dialect = STABLEHLO if prefix == "stablehlo" else MHLO
+        self.constant = f"{prefix}.constant"
+
+    def loops(self) -> dict[str, Callable[[list], int]]:
+        return {
+            "canonicalizeTupleOp": self.tuples,
+            "replaceGetDimensionSize": self.dimension_sizes,
+            "replaceConvertsWithConstants": self.converts,
+            "replaceBroadcastsWithBroadcastInDim": self.broadcasts,
+            "replaceBroadcastInDimWithConstants": self.broadcast_folds,
+        }
+
+    def _replace_by_constant(self, op, attr, result_type) -> None:
+        from jaxlib.mlir import ir
+
+        new = ir.Operation.create(
+            self.constant,
+            results=[result_type],
+            attributes={"value": attr},
+            loc=op.location,
+            ip=ir.InsertionPoint(op),
+        )
+        op.result.replace_all_uses_with(new.result)
+        op.erase()
+
+    def tuples(self, ops: list) -> int:
+        from jaxlib.mlir import ir
+
+        tuple_name, producers = f"{self.prefix}.tuple", []
+        for op in ops:
+            producer = op.operands[0].owner
+            if producer.name != tuple_name:
+                continue
+            index = ir.IntegerAttr(op.attributes["index"]).value
+            op.result.replace_all_uses_with(producer.operands[index])
+            op.erase()
+            producers.append(producer)
+        for producer in producers:  # the synthetic module's tuples feed no tuples
+            try:
+                if next(iter(producer.result.uses), None) is None:
+                    producer.operation.erase()
+            except RuntimeError:  # erased already, through another object for it
+                pass
+        return len(ops)
+
+    def dimension_sizes(self, ops: list) -> int:
+        from jaxlib.mlir import ir
+
+        from penguin_opt.elements import dtype_of, make_elements
+
+        made = {}
+        for op in ops:
+            dim = ir.IntegerAttr(op.attributes["dimension"]).value
+            size = ir.RankedTensorType(op.operands[0].type).shape[dim]
+            result_type = op.result.type
+            attr = made.get((size, result_type))
+            if attr is None:
+                dtype = dtype_of(ir.ShapedType(result_type).element_type)
+                attr = made[size, result_type] = make_elements(
+                    np.array(size).astype(dtype), result_type
+                )
+            self._replace_by_constant(op, attr, result_type)
+        return len(ops)
+
+    def converts(self, ops: list) -> int:
+        from jaxlib.mlir import ir
+
+        from penguin_opt.convert_math import convert_array
+        from penguin_opt.elements import make_elements, read_elements, type_key
+
+        folds, done = {}, 0
+        for op in ops:
+            value = op.operands[0]
+            src = value.owner
+            if getattr(type(src), "OPERATION_NAME", None) != self.constant:
+                continue
+            src_attr = src.attributes["value"]
+            result_type = op.result.type
+            attr = folds.get((src_attr, result_type))
+            if attr is None:
+                st, rt = ir.ShapedType(value.type), ir.ShapedType(result_type)
+                key = type_key(st.element_type)
+                values = read_elements(src_attr, key, tuple(st.shape))
+                folded = convert_array(values, key, type_key(rt.element_type))
+                attr = folds[src_attr, result_type] = make_elements(folded, result_type)
+            self._replace_by_constant(op, attr, result_type)
+            done += 1
+        return done
+
+    def broadcast_folds(self, ops: list) -> int:
+        from jaxlib.mlir import ir
+
+        from penguin_opt.elements import make_elements, read_elements, type_key
+        from penguin_opt.ir_util import i64_values
+        from penguin_opt.passes.penguin_rewriters import broadcast_in_dim
+
+        folds, done = {}, 0
+        for op in ops:
+            value = op.operands[0]
+            src = value.owner
+            if getattr(type(src), "OPERATION_NAME", None) != self.constant:
+                continue
+            src_attr = src.attributes["value"]
+            result_type = op.result.type
+            dims = op.attributes["broadcast_dimensions"]
+            attr = folds.get((src_attr, result_type, dims))
+            if attr is None:
+                st = ir.ShapedType(value.type)
+                values = read_elements(src_attr, type_key(st.element_type), tuple(st.shape))
+                shape = tuple(ir.ShapedType(result_type).shape)
+                folded = broadcast_in_dim(values, list(i64_values(dims)), shape)
+                attr = folds[src_attr, result_type, dims] = make_elements(folded, result_type)
+            self._replace_by_constant(op, attr, result_type)
+            if next(iter(src.result.uses), None) is None:
+                src.operation.erase()
+            done += 1
+        return done
+
+    def broadcasts(self, ops: list) -> int:
+        from jaxlib.mlir import ir
+
+        remarks, dims_made = [], {}
+        for op in ops:
+            operand = op.operands[0]
+            if getattr(type(operand.owner), "OPERATION_NAME", None) != self.constant:
+                remarks.append(str(op.location))  # the remark ours records
+            prefix = len(op.attributes["broadcast_sizes"])
+            rank = ir.RankedTensorType(operand.type).rank
+            dims = dims_made.get((prefix, rank))
+            if dims is None:
+                dims = dims_made[prefix, rank] = self.dialect.i64_list(range(prefix, prefix + rank))
+            new = ir.Operation.create(
+                f"{self.prefix}.broadcast_in_dim",
+                results=[op.result.type],
+                operands=[operand],
+                attributes={"broadcast_dimensions": dims},
+                loc=op.location,
+                ip=ir.InsertionPoint(op),
+            )
+            op.result.replace_all_uses_with(new.result)
+            op.erase()
+        return len(ops)
+
+
+def _compare_one(master, pass_, index: int, loop: Callable, reps: int) -> tuple[int, float, float]:
+    """(roots, ours s, minimal s) for rewriter ``index`` of ``pass_``'s table."""
+    from penguin_opt.passes.base import RunState
+    from penguin_opt.passes.canonicalize_for_penguin import target_functions
+    from penguin_opt.passes.sweep import Sweep, collect
+
+    table, d = pass_.rewriters(), pass_.dialect
+    rewriter = table[index]
+    texts: dict[str, str] = {}
+    roots = [0]
+
+    def prepared():
+        module = master.clone()
+        functions = target_functions(module, False, pass_.name)
+        worklists = collect(functions, {d.op(r.root) for r in table if r.root})
+        sweep = Sweep(d, pass_.name, RunState(), worklists)
+        for earlier in table[:index]:
+            earlier.run_on(functions, sweep)
+        live = [o for o in worklists[d.op(rewriter.root)] if not sweep.is_erased(o)]
+        roots[0] = len(live)
+        return module, functions, sweep, live
+
+    def finish(label: str) -> Callable:
+        def done(arg) -> None:
+            if label not in texts:
+                texts[label] = arg[0].get_asm()
+            arg[0].erase()
+
+        return done
+
+    timings = measure_alternating(
+        {
+            "ours": (lambda a: rewriter.run_on(a[1], a[2]), prepared, finish("ours")),
+            "minimal": (lambda a: loop(a[3]), prepared, finish("minimal")),
+        },
+        reps=reps,
+    )
+    if texts["ours"] != texts["minimal"]:
+        raise SystemExit(f"{pass_.name} {rewriter.name}: the minimal loop's output differs")
+    return roots[0], timings["ours"].cpu, timings["minimal"].cpu
+
+
+def compare(
+    dialect: str, size: int, reps: int, only: set[str] | None = None
+) -> list[tuple[str, int, float, float]]:
+    """(rewriter, roots, ours µs/root, minimal µs/root) per rewriter with a minimal loop."""
+    from jaxlib.mlir import ir
+
+    from penguin_opt.context import make_context
+    from penguin_opt.passes import PASSES
+    from penguin_opt.penguin_sort import parse_text
+
+    path, _ = module_path(dialect, size)
+    name = "canonicalize-for-penguin"
+    pass_ = PASSES[f"stablehlo-{name}" if dialect == "stablehlo" else name]()
+    loops = _Minimal(pass_.dialect.prefix).loops()
+    rows = []
+    with make_context() as ctx, ir.Location.unknown(ctx):
+        master = parse_text(path.read_text(), str(path))
+        for index, rewriter in enumerate(pass_.rewriters()):
+            loop = loops.get(rewriter.name)
+            if loop is None or (only and rewriter.name not in only):
+                continue
+            roots, ours, least = _compare_one(master, pass_, index, loop, reps)
+            n = max(roots, 1)
+            rows.append((rewriter.name, roots, ours / n * 1e6, least / n * 1e6))
+        master.operation.erase()
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.minimal", description=__doc__)
+    p.add_argument("--size", default="100k", help="synthetic module size (default 100k)")
+    p.add_argument("--dialects", default="stablehlo,mhlo")
+    p.add_argument("--reps", type=int, default=5, help="repetitions, min taken (default 5)")
+    p.add_argument("--rewriters", default="", help="comma-separated names (default: all)")
+    args = p.parse_args(argv)
+    only = set(filter(None, args.rewriters.split(",")))
+    size = parse_size(args.size)
+    print("| dialect | rewriter | roots | ours µs/root | minimal µs/root | ours / minimal |")
+    print("|---|---|---:|---:|---:|---:|")
+    for dialect in args.dialects.split(","):
+        for name, roots, ours, least in compare(dialect, size, args.reps, only):
+            ratio = ours / least
+            print(f"| {dialect} | {name} | {roots:,} | {ours:.2f} | {least:.2f} | {ratio:.2f} |")
+            sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
