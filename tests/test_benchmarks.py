@@ -411,3 +411,24 @@ def test_measure_alternating_interleaves_and_rotates(monkeypatch):
     calls.clear()
     measure_alternating(runs, reps=2, setup=setup, teardown=dropped.append, warmup=True)
     assert [label for label, _ in calls] == list("abcabcbca")  # one untimed run first
+
+
+def test_minimal_loops_do_what_our_rewriters_do(tmp_path):
+    """`python -m benchmarks.minimal` on the 1k modules: it exits 0 only if each minimal
+    loop leaves the module text our rewriter leaves, and prints a row per rewriter."""
+    env = {**os.environ, "PENGUIN_BENCH_CACHE": str(tmp_path)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchmarks.minimal", "--size", "1k", "--reps", "1"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rows = [line for line in proc.stdout.splitlines() if line.startswith("| ")][1:]
+    assert len(rows) == 10, proc.stdout
+    for row in rows:
+        ours, least = (float(cell) for cell in row.split("|")[4:6])
+        assert ours > 0, row
+        assert least > 0, row
