@@ -101,6 +101,8 @@ class _Minimal:
             self._replace_by_constant(op, attr, result_type)
         return len(ops)
 
+    # The two folds are written out in full, not through a shared helper: a call or a
+    # generator per op cost the minimal broadcast_in_dim fold 10% (7.2 -> 8.0 µs per root).
     def converts(self, ops: list) -> int:
         from jaxlib.mlir import ir
 

@@ -20,6 +20,21 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def _benchmark(cache: Path, module: str, *args: str) -> subprocess.CompletedProcess:
+    """``python -m benchmarks.MODULE ARGS`` with its modules cached in ``cache``; it must
+    exit 0."""
+    proc = subprocess.run(
+        [sys.executable, "-m", f"benchmarks.{module}", *args],
+        cwd=ROOT,
+        env={**os.environ, "PENGUIN_BENCH_CACHE": str(cache)},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc
+
+
 @pytest.fixture(scope="module")
 def small_run(tmp_path_factory):
     cache = tmp_path_factory.mktemp("bench")
@@ -199,16 +214,7 @@ def test_native_probe_runs_and_checks_itself(tmp_path):
     count the native side reports equals the bindings' own (ops walked, ops priced,
     zero-sized matches against the StableHLO pass's statistic) and the module verifies and
     prints the same after the native edits."""
-    env = {**os.environ, "PENGUIN_BENCH_CACHE": str(tmp_path)}
-    proc = subprocess.run(
-        [sys.executable, "-m", "benchmarks.native_probe", "--sizes", "1k", "--reps", "1"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    proc = _benchmark(tmp_path, "native_probe", "--sizes", "1k", "--reps", "1")
     rows = [
         line.split("|") for line in proc.stdout.splitlines() if line.startswith("| synthetic 1k")
     ]
@@ -416,16 +422,7 @@ def test_measure_alternating_interleaves_and_rotates(monkeypatch):
 def test_minimal_loops_do_what_our_rewriters_do(tmp_path):
     """`python -m benchmarks.minimal` on the 1k modules: it exits 0 only if each minimal
     loop leaves the module text our rewriter leaves, and prints a row per rewriter."""
-    env = {**os.environ, "PENGUIN_BENCH_CACHE": str(tmp_path)}
-    proc = subprocess.run(
-        [sys.executable, "-m", "benchmarks.minimal", "--size", "1k", "--reps", "1"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    proc = _benchmark(tmp_path, "minimal", "--size", "1k", "--reps", "1")
     rows = [line for line in proc.stdout.splitlines() if line.startswith("| ")][1:]
     assert len(rows) == 10, proc.stdout
     for row in rows:
