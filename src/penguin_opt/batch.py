@@ -222,6 +222,7 @@ def run_job(job: Job, args: argparse.Namespace) -> dict:
                 state,
                 texts if args.check_equivalence else None,
                 counts=counts,
+                as_bytes=True,  # straight to the output file
             )
     except Exception as err:
         record.status, record.error = "error", _error_line(err, job.name)

@@ -379,6 +379,7 @@ def _main(argv: list[str]) -> int:
             state,
             before if args.check_equivalence else None,
             parse_start,
+            as_bytes=True,  # straight to the output file
         )
     except PipelineError as err:
         raise UsageError(str(err)) from None
@@ -584,10 +585,12 @@ def _run_one(
     texts: list[str] | None = None,
     parse_start: float | None = None,
     counts: dict | None = None,
+    as_bytes: bool = False,
 ) -> str | bytes:
     """Load, run, and render one program; raises on input or pass errors. With ``texts``,
     the program's text before and after the pipeline are appended to it; with
-    ``counts``, its op counts before and after."""
+    ``counts``, its op counts before and after; ``as_bytes``: the output as a file gets it
+    (``render``'s)."""
     from .api import load_source
     from .context import make_context
     from .io import module_text
@@ -631,10 +634,12 @@ def _run_one(
         stage("printing the output")
         if texts is not None:
             texts.append(module_text(module))
-        return _render(args, module, source.name)
+        return _render(args, module, source.name, as_bytes)
 
 
-def _render(args: argparse.Namespace, module: ir.Operation, name: str) -> str | bytes:
+def _render(
+    args: argparse.Namespace, module: ir.Operation, name: str, as_bytes: bool = False
+) -> str | bytes:
     """The module as ``--emit`` asks (see :mod:`penguin_opt.emit`)."""
     from .emit import render
 
@@ -645,6 +650,7 @@ def _render(args: argparse.Namespace, module: ir.Operation, name: str) -> str | 
         debug_info=args.mlir_print_debuginfo,
         large_elements_limit=args.mlir_elide_elementsattrs_if_larger,
         name=name,
+        as_bytes=as_bytes,
     )
 
 

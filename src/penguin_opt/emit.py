@@ -83,9 +83,11 @@ def render(
     debug_info: bool = False,
     large_elements_limit: int | None = None,
     name: str = "-",
+    as_bytes: bool = False,
 ) -> str | bytes:
     """``module`` (a ``builtin.module`` or its ``ir.Module``) as ``kind``, one of
-    :data:`EMIT_KINDS`: ``str``, or ``bytes`` for :data:`BINARY_KINDS`.
+    :data:`EMIT_KINDS`: ``str``, or ``bytes`` for :data:`BINARY_KINDS` (``as_bytes``:
+    bytes for every kind, the text kinds in UTF-8, as a file gets them).
 
     ``generic``, ``debug_info`` and ``large_elements_limit`` shape MLIR text (``mlir``,
     ``executable``; elided constants do not read back); the HLO kinds ignore them (XLA
@@ -102,6 +104,7 @@ def render(
                 generic=generic,
                 debug_info=debug_info,
                 large_elements_limit=large_elements_limit,
+                binary=as_bytes,
             )
         if kind == "bytecode":
             return module_bytecode(module)
@@ -113,8 +116,10 @@ def render(
                     generic=generic,
                     debug_info=debug_info,
                     large_elements_limit=large_elements_limit,
+                    binary=as_bytes,
                 )
-            return _hlo(program, kind, name)
+            hlo = _hlo(program, kind, name)
+            return hlo.encode() if as_bytes and isinstance(hlo, str) else hlo
         finally:
             program.erase()
 

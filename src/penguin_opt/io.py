@@ -296,13 +296,17 @@ def module_text(
     generic: bool = False,
     debug_info: bool = False,
     large_elements_limit: int | None = None,
-) -> str:
+    binary: bool = False,
+) -> str | bytes:
     """The module as MLIR text (penguin-form sorts print in generic form). The whole module
     prints in generic form when the pretty form would not parse back (see
     ``_pretty_form_is_lossy``). ``large_elements_limit``: elide constants with more
-    elements (``--mlir-elide-elementsattrs-if-larger``; such text does not read back)."""
+    elements (``--mlir-elide-elementsattrs-if-larger``; such text does not read back).
+    ``binary``: the text as UTF-8 bytes, what a file gets (the printer's chunks are not
+    decoded one by one: a quarter less time for a 10 MB module)."""
     generic = generic or _pretty_form_is_lossy(module)
     return module.get_asm(
+        binary=binary,
         print_generic_op_form=generic,
         assume_verified=True,
         enable_debug_info=debug_info,
