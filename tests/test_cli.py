@@ -121,6 +121,7 @@ def test_pass_error_writes_nothing(tmp_path):
         (["-p", "cse", "--verify-each=maybe"], "expected true/false"),
         (["-p", "cse", "--verify-diagnostics=some"], "invalid choice"),
         (["-p", "cse", "--emit-bytecode", "--split-input-file"], "cannot be combined"),
+        (["-p", "cse", "--emit=bytecode", "--verify-diagnostics"], "cannot be combined"),
         (["-p", "cse", "--mlir-elide-elementsattrs-if-larger=-1"], "N >= 0"),
         (["--check-equivalence"], "needs a pipeline"),
     ],
@@ -426,3 +427,17 @@ def test_a_plain_run_imports_neither_checker_nor_batch(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.decode().strip() == ""
     assert "stablehlo.constant" in (tmp_path / "out.mlir").read_text()
+
+
+def test_version_falls_back_to_stderr_when_stdout_fails():
+    # as argparse's own version action: an unwritable stdout is no internal error
+    with open("/dev/full", "wb") as full:
+        proc = subprocess.run(
+            [sys.executable, "-m", "penguin_opt", "--version"],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            cwd=ROOT,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+    assert proc.returncode == 0, proc.stderr
+    assert b"internal error" not in proc.stderr

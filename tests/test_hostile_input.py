@@ -785,3 +785,22 @@ def test_a_crash_of_the_work_is_one_line_and_writes_nothing(tmp_path, sig, says)
     assert len(lines) == 1, lines
     assert re.fullmatch(rf".*big\.mlir: error: {says}( while \w.*)?", lines[0]), lines[0]
     assert list(out.parent.iterdir()) == []
+
+
+def test_a_module_whose_text_is_not_utf8_is_one_line_and_no_output(tmp_path):
+    # An opaque attribute holds raw bytes, which MLIR's printer writes as they are: text
+    # that is not UTF-8 would not read back, so nothing is written.
+    from jaxlib.mlir import ir
+
+    from penguin_opt.context import make_context
+
+    with make_context(allow_unregistered=True) as ctx, ir.Location.unknown(ctx):
+        module = ir.Module.parse('"x.op"() : () -> ()')
+        op = module.body.operations[0]
+        op.attributes["a"] = ir.OpaqueAttr.get("x", b"\xff\xfe", ir.NoneType.get())
+        src = tmp_path / "bad.mlirbc"
+        with open(src, "wb") as f:
+            module.operation.write_bytecode(f)
+    out = tmp_path / "out.mlir"
+    proc = run(src, "--allow-unregistered-dialect", "-o", out)
+    failed_without_output(proc, out, 1, "is not UTF-8")

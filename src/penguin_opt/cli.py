@@ -322,6 +322,8 @@ def _settle_flags(args: argparse.Namespace) -> str | None:
     text = _pipeline_text(args)
     if args.emit != "mlir" and args.split_input_file is not None:
         raise UsageError(f"--emit={args.emit} cannot be combined with --split-input-file")
+    if args.emit != "mlir" and args.verify_diagnostics:
+        raise UsageError(f"--emit={args.emit} cannot be combined with --verify-diagnostics")
     if args.check_equivalence and text is None:
         raise UsageError("--check-equivalence needs a pipeline (-p)")
     for flag, pattern in (("--remarks", args.remarks), ("--remarks-missed", args.remarks_missed)):
@@ -741,11 +743,13 @@ def _error_line(err: BaseException, name: str) -> str:
     from jaxlib.mlir import ir
 
     from .emit import EmitError
-    from .io import InputError, format_mlir_error
+    from .io import InputError, UnprintableModuleError, format_mlir_error
     from .passes.base import PassError
 
     if isinstance(err, (InputError, EmitError)):
         return str(err)
+    if isinstance(err, UnprintableModuleError):
+        return f"{name}: error: {err}"
     if isinstance(err, PassError):
         return err.diagnostic.render(name)
     if isinstance(err, ir.MLIRError):

@@ -429,7 +429,8 @@ class _VersionAction(argparse.Action):
         super().__init__(option_strings, dest=argparse.SUPPRESS, nargs=0, **kwargs)
 
     def __call__(self, parser, namespace, values, option_string=None) -> NoReturn:  # noqa: ANN001
-        print(f"{parser.prog} {version()}")  # to stdout, as argparse's own version action
+        # argparse's own version action prints so (a failing stdout falls back to stderr)
+        parser._print_message(f"{parser.prog} {version()}\n", sys.stdout)
         parser.exit()
 
 
