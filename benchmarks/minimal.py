@@ -26,19 +26,16 @@ from collections.abc import Callable
 import numpy as np
 
 from benchmarks.generate import module_path
-from benchmarks.run import measure_alternating, parse_size
+from benchmarks.run import measure_alternating, parse_size, pass_names
 
 
 class _Minimal:
     """The minimal loops of one dialect: each takes a rewriter's live worklist (in the
     state a pass run leaves it for that rewriter) and returns the rewrites it did."""
 
-    def __init__(self, prefix: str) -> None:
-        from penguin_opt.dialect import MHLO, STABLEHLO
-
-        self.prefix = prefix
-        self.dialect = STABLEHLO if prefix == "stablehlo" else MHLO
-        self.constant = f"{prefix}.constant"
+    def __init__(self, dialect) -> None:
+        self.dialect = dialect
+        self.constant = dialect.op("constant")
 
     def loops(self) -> dict[str, Callable[[list], int]]:
         return {
@@ -65,7 +62,7 @@ class _Minimal:
     def tuples(self, ops: list) -> int:
         from jaxlib.mlir import ir
 
-        tuple_name, producers = f"{self.prefix}.tuple", []
+        tuple_name, producers = self.dialect.op("tuple"), []
         for op in ops:
             producer = op.operands[0].owner
             if producer.name != tuple_name:
@@ -171,7 +168,7 @@ class _Minimal:
             if dims is None:
                 dims = dims_made[prefix, rank] = self.dialect.i64_list(range(prefix, prefix + rank))
             new = ir.Operation.create(
-                f"{self.prefix}.broadcast_in_dim",
+                self.dialect.op("broadcast_in_dim"),
                 results=[op.result.type],
                 operands=[operand],
                 attributes={"broadcast_dimensions": dims},
@@ -186,22 +183,18 @@ class _Minimal:
 def _compare_one(master, pass_, index: int, loop: Callable, reps: int) -> tuple[int, float, float]:
     """(roots, ours s, minimal s) for rewriter ``index`` of ``pass_``'s table."""
     from penguin_opt.passes.base import RunState
-    from penguin_opt.passes.canonicalize_for_penguin import target_functions
-    from penguin_opt.passes.sweep import Sweep, collect
 
-    table, d = pass_.rewriters(), pass_.dialect
-    rewriter = table[index]
+    rewriter = pass_.rewriters()[index]
     texts: dict[str, str] = {}
     roots = [0]
 
     def prepared():
         module = master.clone()
-        functions = target_functions(module, False, pass_.name)
-        worklists = collect(functions, {d.op(r.root) for r in table if r.root})
-        sweep = Sweep(d, pass_.name, RunState(), worklists)
+        functions, table, sweep = pass_.begin(module, RunState())  # as the pass's run
         for earlier in table[:index]:
             earlier.run_on(functions, sweep)
-        live = [o for o in worklists[d.op(rewriter.root)] if not sweep.is_erased(o)]
+        worklist = sweep.worklists[pass_.dialect.op(rewriter.root)]
+        live = [o for o in worklist if not sweep.is_erased(o)]
         roots[0] = len(live)
         return module, functions, sweep, live
 
@@ -236,9 +229,8 @@ def compare(
     from penguin_opt.penguin_sort import parse_text
 
     path, _ = module_path(dialect, size)
-    name = "canonicalize-for-penguin"
-    pass_ = PASSES[f"stablehlo-{name}" if dialect == "stablehlo" else name]()
-    loops = _Minimal(pass_.dialect.prefix).loops()
+    pass_ = PASSES[pass_names(dialect)["for-penguin"]]()
+    loops = _Minimal(pass_.dialect).loops()
     rows = []
     with make_context() as ctx, ir.Location.unknown(ctx):
         master = parse_text(path.read_text(), str(path))

@@ -9,7 +9,7 @@ fixed-point iteration, no folding, CSE or DCE beyond what each rewriter does its
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from jaxlib.mlir import ir
 
@@ -28,6 +28,9 @@ from .penguin_rewriters import (
     ReplaceInvalidBackendConfigs,
 )
 from .rewriter import Rewriter
+
+if TYPE_CHECKING:
+    from .sweep import Sweep
 
 DEFAULT_BROADCAST_BUDGET = 65536
 
@@ -69,15 +72,22 @@ class CanonicalizeForPenguin(ModulePass):
         )
 
     def run(self, module: ir.Operation, state: RunState) -> None:
+        functions, rewriters, sweep = self.begin(module, state)
+        for rewriter in rewriters:  # the seed's order, one sweep
+            rewriter.run_on(functions, sweep)
+
+    def begin(
+        self, module: ir.Operation, state: RunState
+    ) -> tuple[list[ir.Operation], tuple[Rewriter, ...], Sweep]:
+        """A run's start: its functions, its table, and the sweep with every root kind's
+        worklist collected (``run`` then gives each rewriter its turn)."""
         from .sweep import Sweep, collect
 
         functions = target_functions(module, self.all_functions, self.name)
         rewriters = self.rewriters()
         d = self.dialect
         worklists = collect(functions, {d.op(r.root) for r in rewriters if r.root})
-        sweep = Sweep(d, self.name, state, worklists)
-        for rewriter in rewriters:  # the seed's order, one sweep
-            rewriter.run_on(functions, sweep)
+        return functions, rewriters, Sweep(d, self.name, state, worklists)
 
 
 @dataclass(frozen=True)

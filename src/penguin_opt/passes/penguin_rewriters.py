@@ -108,9 +108,9 @@ def _fold_key(
     return (rewriter, attr, result_type, *extra)
 
 
-def _unused(constant: ir.Operation) -> bool:
-    """Whether a constant's one result has no uses."""
-    return next(iter(constant.result.uses), None) is None
+def _unused(op: ir.Operation) -> bool:
+    """Whether the one result of ``op`` (a constant, a tuple) has no uses."""
+    return next(iter(op.result.uses), None) is None
 
 
 def _memo(sweep: Sweep, key: tuple, make: Callable[[], _T]) -> _T:
@@ -177,7 +177,7 @@ class CanonicalizeTupleOp(Rewriter):
         pending = self._producers
         while pending:
             _, tup = pending.popitem()
-            if next(iter(tup.result.uses), None) is not None:  # a tuple has one result
+            if not _unused(tup):
                 continue
             # only a tuple-typed operand can be a tuple's: its producer is read only then
             feeders = [
