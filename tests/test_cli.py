@@ -115,6 +115,8 @@ def test_pass_error_writes_nothing(tmp_path):
         ),
         (["--no-such-flag"], "unrecognized arguments"),
         (["-p", " "], "empty pipeline"),
+        (["-p", "inline,,cse"], "empty pass name in pipeline 'inline,,cse'"),  # as MLIR's
+        (["--pass-pipeline", "builtin.module(cse,)"], "empty pass name"),
         (["-p", "cse", "--pass-pipeline", "builtin.module(cse)"], "not both"),
         (["-p", "cse", "--mlir-print-ir-after=nope"], "'nope' is not a pass of the pipeline"),
         (["-p", "cse", "--mlir-print-ir-after-al"], "unrecognized arguments"),  # no abbrev

@@ -53,7 +53,11 @@ def split_top_level(text: str, sep: str = ",") -> list[str]:
     if depth != 0:
         raise PipelineError(f"unbalanced brackets in pipeline '{text}'")
     parts.append(text[start:].strip())
-    return [p for p in parts if p]
+    if parts == [""]:
+        return []
+    if "" in parts:  # MLIR's parser: "'' does not refer to a registered pass"
+        raise PipelineError(f"empty pass name in pipeline '{text}'")
+    return parts
 
 
 @dataclass(frozen=True)
