@@ -186,6 +186,58 @@ def test_dump_pass_pipeline_spells_out_every_option():
     assert "max-iterations=10" in line
 
 
+def test_every_pass_is_a_flag_in_command_line_order():
+    flagged = run(EXAMPLE, "--inline", "-stablehlo-canonicalize-for-penguin", "--pass-statistics")
+    piped = run(EXAMPLE, "-p", PIPELINE, "--pass-statistics")
+    assert flagged.returncode == piped.returncode == 0, flagged.stderr
+    assert flagged.stdout == piped.stdout
+    assert flagged.stderr == piped.stderr
+    assert b'"stablehlo.sort"(%arg0)' in flagged.stdout
+
+
+def test_pass_flags_take_options_and_native_passes():
+    proc = run(
+        EXAMPLE,
+        "-cse",
+        "--stablehlo-canonicalize-for-penguin=broadcast-num-elements-to-fold=1 all-functions",
+        "--canonicalize=max-iterations=3 test-convergence=false",
+        "--dump-pass-pipeline",
+    )
+    assert proc.returncode == 0, proc.stderr
+    line = next(x for x in proc.stderr.decode().splitlines() if x.startswith("builtin.module("))
+    assert line.startswith("builtin.module(cse,stablehlo-canonicalize-for-penguin{")
+    assert "broadcast-num-elements-to-fold=1 " in line
+    assert "all-functions=true" in line
+    assert "max-iterations=3" in line.split("canonicalize{")[-1]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--cse", "-p", "inline"], "pass flags (--cse) cannot be combined with -p"),
+        (["--pass-pipeline=builtin.module(cse)", "-inline"], "cannot be combined"),
+        (["--no-such-pass"], "unrecognized arguments: --no-such-pass"),
+        (["--canonicalize=bogus=1"], "no such option bogus"),
+        (["--inline=max-depth=x"], "option 'max-depth' expects an integer"),
+    ],
+)
+def test_pass_flag_errors(args, message):
+    proc = run(EXAMPLE, *args)
+    assert proc.returncode == 2, proc.stderr
+    assert message in proc.stderr.decode()
+    assert proc.stdout == b""
+
+
+def test_an_option_value_is_never_a_pass_flag():
+    from penguin_opt.cli import build_parser, pass_flags
+
+    argv = ["in.mlir", "-o", "--cse", "--report", "-inline", "-p=x", "--pass-statistics", "-cse"]
+    rest, elements = pass_flags(build_parser(), argv)
+    assert elements == ["cse"]
+    assert rest == argv[:-1]
+    assert pass_flags(build_parser(), ["--", "--cse"]) == (["--", "--cse"], [])
+
+
 def test_mlir_pass_statistics_is_an_alias():
     a = run(EXAMPLE, "-p", PIPELINE, "--pass-statistics")
     b = run(EXAMPLE, "-p", PIPELINE, "--mlir-pass-statistics")

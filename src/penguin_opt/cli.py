@@ -70,7 +70,8 @@ def build_parser() -> Parser:
         dest="pipeline",
         default=None,
         help="pipeline, e.g. 'inline,stablehlo-canonicalize-for-penguin{"
-        "broadcast-num-elements-to-fold=4096}'",
+        "broadcast-num-elements-to-fold=4096}'; or, as mlir-opt, a flag per pass: "
+        "--inline --stablehlo-canonicalize-for-penguin='broadcast-num-elements-to-fold=4096'",
     )
     p.add_argument(
         "--pass-pipeline",
@@ -281,10 +282,55 @@ def main(argv: list[str] | None = None) -> int:
     return run_command(lambda: _main(argv), prog="penguin-opt", argv=argv)
 
 
+def pass_flags(parser: Parser, argv: list[str]) -> tuple[list[str], list[str]]:
+    """mlir-opt's pass flags, taken out of ``argv``: (the other arguments, the pipeline
+    elements in command-line order).
+
+    Any pass a pipeline can name is also a flag, with one dash or two: ``--inline --cse``,
+    options as one argument (``--canonicalize='max-iterations=3 test-convergence=true'``
+    is ``canonicalize{max-iterations=3 test-convergence=true}``). The value of an option
+    that takes one (``-o --cse``) is never read as a flag."""
+    from .pipeline import is_pass_name
+
+    actions = parser._option_string_actions  # argparse's table of option strings
+    rest: list[str] = []
+    elements: list[str] = []
+    index = 0
+    while index < len(argv):
+        arg = argv[index]
+        index += 1
+        if arg == "--":
+            rest.extend(argv[index - 1 :])
+            break
+        key, eq, options = arg.partition("=")
+        if key[:1] != "-" or key in ("-", "--"):
+            rest.append(arg)
+            continue
+        action = actions.get(key) or actions.get("-" + key)
+        if action is not None:
+            rest.append(arg)
+            bare = key in parser.bare_values or "-" + key in parser.bare_values
+            if not eq and not bare and action.nargs != 0 and index < len(argv):
+                rest.append(argv[index])  # the option's value
+                index += 1
+            continue
+        name = key.lstrip("-")
+        if not is_pass_name(name):
+            rest.append(arg)  # argparse's "unrecognized arguments"
+            continue
+        elements.append(f"{name}{{{options}}}" if options.strip() else name)
+    return rest, elements
+
+
 def _pipeline_text(args: argparse.Namespace) -> str | None:
     if args.pipeline is not None and args.pass_pipeline is not None:
         raise UsageError("give the pipeline once: -p or --pass-pipeline, not both")
     text = args.pass_pipeline if args.pass_pipeline is not None else args.pipeline
+    if args.pass_flags:
+        if text is not None:
+            flags = " ".join(f"--{element}" for element in args.pass_flags)
+            raise UsageError(f"pass flags ({flags}) cannot be combined with -p/--pass-pipeline")
+        return ",".join(args.pass_flags)
     if text is not None and not text.strip():
         raise UsageError("empty pipeline")
     return text
@@ -335,7 +381,10 @@ def _settle_flags(args: argparse.Namespace) -> str | None:
 
 
 def _main(argv: list[str]) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    argv, flagged = pass_flags(parser, argv)
+    args = parser.parse_args(argv)
+    args.pass_flags = flagged
     if args.list_passes:
         list_passes()
         return EXIT_OK

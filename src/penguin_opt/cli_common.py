@@ -453,7 +453,7 @@ class Parser(argparse.ArgumentParser):
     def __init__(self, *args: Any, **kwargs: Any) -> None:  # noqa: ANN401 - ArgumentParser's
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
-        self._bare_values: dict[str, str] = {}  # option -> value when given without '='
+        self.bare_values: dict[str, str] = {}  # option -> value when given without '='
 
     def error(self, message: str) -> NoReturn:  # one line, exit 2
         raise UsageError(message)
@@ -488,7 +488,7 @@ class Parser(argparse.ArgumentParser):
         **kwargs: Any,  # noqa: ANN401 - add_argument's keywords, whatever they are
     ) -> argparse.Action:
         """``--name`` alone means ``--name=<bare>``; any other value only after '='."""
-        self._bare_values[name] = bare
+        self.bare_values[name] = bare
         kwargs.setdefault("metavar", "VALUE")
         return (group or self).add_argument(name, **kwargs)
 
@@ -508,8 +508,8 @@ class Parser(argparse.ArgumentParser):
                 candidate = "-" + arg
                 if candidate.split("=", 1)[0] in longs:
                     arg = candidate
-            if arg in self._bare_values:
-                arg = f"{arg}={self._bare_values[arg]}"
+            if arg in self.bare_values:
+                arg = f"{arg}={self.bare_values[arg]}"
             out.append(arg)
         return out
 

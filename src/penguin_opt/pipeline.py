@@ -328,6 +328,25 @@ def _resolve_native(text: str, ctx: ir.Context) -> str:
         raise PipelineError(f"invalid pipeline element '{text}': {first}")
 
 
+_PASS_FLAG_NAME = re.compile(r"[A-Za-z][\w-]*")
+
+
+def is_pass_name(name: str) -> bool:
+    """Whether a pipeline can name ``name`` alone: a penguin-opt pass or a native pass
+    registered in this jaxlib (mlir-opt's ``--NAME`` pass flags)."""
+    if name in PASSES:
+        return True
+    if _PASS_FLAG_NAME.fullmatch(name) is None:
+        return False
+    from .context import make_context
+
+    try:
+        _native_pipeline_text(name, make_context())
+    except PipelineError:
+        return False
+    return True
+
+
 def _verify(pass_names: list[str]) -> Callable[[ir.Operation, list[ir.Operation] | None], None]:
     """Verify the module (penguin-aware; ``known``: its penguin-form sorts, if the last
     pass listed them); a failure blames ``pass_names``."""
@@ -416,6 +435,7 @@ __all__ = [
     "IRPrinting",
     "Pipeline",
     "PipelineError",
+    "is_pass_name",
     "parse_pipeline",
     "print_statistics",
     "print_timing",
