@@ -373,3 +373,24 @@ def test_broken_pipe_exits_quietly():
     assert proc.stdout.decode().startswith("penguin-opt passes:")
     assert b"Traceback" not in proc.stderr
     assert b"BrokenPipe" not in proc.stderr
+
+
+@pytest.mark.parametrize("flag", [[], ["--mlir-disable-threading"], ["-mlir-disable-threading=1"]])
+def test_disable_threading_runs_mlir_single_threaded(monkeypatch, tmp_path, flag):
+    from penguin_opt import api, cli
+
+    threads = []
+    load = api.load_source
+
+    def recording(source, ctx):
+        threads.append(ctx.get_num_threads())
+        return load(source, ctx)
+
+    monkeypatch.setattr(api, "load_source", recording)
+    out = tmp_path / "o.mlir"
+    assert cli.main([str(EXAMPLE), "--inline", *flag, "-o", str(out)]) == 0
+    assert out.read_text().startswith("module")
+    if flag:
+        assert threads == [1]
+    else:
+        assert threads[0] >= 1

@@ -113,6 +113,7 @@ def build_parser() -> Parser:
     )
     p.add_flag("--mlir-print-op-generic", "print MLIR's generic op form")
     p.add_flag("--mlir-print-debuginfo", "print locations")
+    p.add_flag("--mlir-disable-threading", "run MLIR single-threaded (its verifier and passes)")
     p.add_argument(
         "--mlir-elide-elementsattrs-if-larger",
         type=int,
@@ -648,7 +649,10 @@ def _run_one(
 
     start = time.perf_counter() if parse_start is None else parse_start
     stage("parsing", file=source.name)
-    module = load_source(source, make_context(allow_unregistered=args.allow_unregistered_dialect))
+    ctx = make_context(allow_unregistered=args.allow_unregistered_dialect)
+    if args.mlir_disable_threading:
+        ctx.enable_multithreading(False)
+    module = load_source(source, ctx)
     state.timings.append(("Parser", time.perf_counter() - start))
     with module.context:
         if texts is not None:
