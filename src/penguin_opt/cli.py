@@ -293,34 +293,8 @@ def pass_flags(parser: Parser, argv: list[str]) -> tuple[list[str], list[str]]:
     that takes one (``-o --cse``) is never read as a flag."""
     from .pipeline import is_pass_name
 
-    actions = parser._option_string_actions  # argparse's table of option strings
-    rest: list[str] = []
-    elements: list[str] = []
-    index = 0
-    while index < len(argv):
-        arg = argv[index]
-        index += 1
-        if arg == "--":
-            rest.extend(argv[index - 1 :])
-            break
-        key, eq, options = arg.partition("=")
-        if key[:1] != "-" or key in ("-", "--"):
-            rest.append(arg)
-            continue
-        action = actions.get(key) or actions.get("-" + key)
-        if action is not None:
-            rest.append(arg)
-            bare = key in parser.bare_values or "-" + key in parser.bare_values
-            if not eq and not bare and action.nargs != 0 and index < len(argv):
-                rest.append(argv[index])  # the option's value
-                index += 1
-            continue
-        name = key.lstrip("-")
-        if not is_pass_name(name):
-            rest.append(arg)  # argparse's "unrecognized arguments"
-            continue
-        elements.append(f"{name}{{{options}}}" if options.strip() else name)
-    return rest, elements
+    rest, flags = parser.take_flags(argv, is_pass_name)
+    return rest, [f"{name}{{{options}}}" if options.strip() else name for name, options in flags]
 
 
 def _pipeline_text(args: argparse.Namespace) -> str | None:

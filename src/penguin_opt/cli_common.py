@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import math
 import os
 import select
@@ -453,7 +454,7 @@ class Parser(argparse.ArgumentParser):
     def __init__(self, *args: Any, **kwargs: Any) -> None:  # noqa: ANN401 - ArgumentParser's
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
-        self.bare_values: dict[str, str] = {}  # option -> value when given without '='
+        self._bare_values: dict[str, str] = {}  # option -> value when given without '='
 
     def error(self, message: str) -> NoReturn:  # one line, exit 2
         raise UsageError(message)
@@ -488,7 +489,7 @@ class Parser(argparse.ArgumentParser):
         **kwargs: Any,  # noqa: ANN401 - add_argument's keywords, whatever they are
     ) -> argparse.Action:
         """``--name`` alone means ``--name=<bare>``; any other value only after '='."""
-        self.bare_values[name] = bare
+        self._bare_values[name] = bare
         kwargs.setdefault("metavar", "VALUE")
         return (group or self).add_argument(name, **kwargs)
 
@@ -496,6 +497,37 @@ class Parser(argparse.ArgumentParser):
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> argparse.Namespace:
         return super().parse_args(self.normalize(list(args or [])), namespace)
+
+    def take_flags(
+        self, argv: list[str], wanted: Callable[[str], bool]
+    ) -> tuple[list[str], list[tuple[str, str]]]:
+        """Take out of ``argv`` the flags this parser does not know whose name (without
+        its dashes, one or two) ``wanted`` accepts: (the other arguments, each taken flag
+        as (name, the text after '=') in order). An option's value is never taken."""
+        actions = self._option_string_actions
+        rest: list[str] = []
+        taken: list[tuple[str, str]] = []
+        args = iter(argv)
+        for arg in args:
+            if arg == "--":
+                rest += [arg, *args]
+                break
+            key, eq, value = arg.partition("=")
+            if key[:1] != "-" or key in ("-", "--"):
+                rest.append(arg)
+                continue
+            long = "-" + key if key[:2] != "--" else key
+            action = actions.get(key) or actions.get(long)
+            if action is not None:
+                rest.append(arg)
+                bare = key in self._bare_values or long in self._bare_values
+                if not eq and not bare and action.nargs != 0:
+                    rest.extend(itertools.islice(args, 1))  # the option's value
+            elif wanted(key.lstrip("-")):
+                taken.append((key.lstrip("-"), value))
+            else:
+                rest.append(arg)  # argparse's "unrecognized arguments"
+        return rest, taken
 
     def normalize(self, argv: list[str]) -> list[str]:
         longs = {s for action in self._actions for s in action.option_strings if s[:2] == "--"}
@@ -508,8 +540,8 @@ class Parser(argparse.ArgumentParser):
                 candidate = "-" + arg
                 if candidate.split("=", 1)[0] in longs:
                     arg = candidate
-            if arg in self.bare_values:
-                arg = f"{arg}={self.bare_values[arg]}"
+            if arg in self._bare_values:
+                arg = f"{arg}={self._bare_values[arg]}"
             out.append(arg)
         return out
 
