@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -53,6 +54,32 @@ def test_penguin_check_mismatch_exit_3(tmp_path):
     proc = penguin_check(tmp_path, ADD, MUL)
     assert proc.returncode == 3, proc.stderr
     assert "MISMATCH" in proc.stderr
+
+
+REDUCE_SCATTER = """func.func @main(%data: tensor<4x16xf32>) -> tensor<4x4xf32> {
+  %0 = "stablehlo.reduce_scatter"(%data) ({
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %1 = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %1 : tensor<f32>
+  }) {replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>, scatter_dimension = 1 : i64,
+      channel_handle = #stablehlo.channel_handle<handle = 1, type = 0>,
+      use_global_device_ids} : (tensor<4x16xf32>) -> tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
+"""
+
+
+def test_an_oracle_abort_is_one_line_that_carries_its_llvm_error(tmp_path):
+    """The reference interpreter aborts on a reduce_scatter outside ``run_parallel``
+    (LLVM ERROR, which native code writes to stderr itself) and XLA refuses it: not
+    checkable, exit 4, and the abort's own message inside the one stderr line."""
+    proc = penguin_check(tmp_path, REDUCE_SCATTER, REDUCE_SCATTER)
+    assert proc.returncode == 4, proc.stderr
+    # progress lines ("equivalence: checking with XLA: trial 1/2 (before), 2 s") aside
+    lines = [ln for ln in proc.stderr.splitlines() if not re.fullmatch(r".*, \d+ s", ln)]
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("equivalence: not checkable: "), lines[0]
+    assert "aborted the process (LLVM ERROR: reduce_scatter" in lines[0], lines[0]
 
 
 @pytest.mark.parametrize("oracle", ["interpreter", "xla", "both"])

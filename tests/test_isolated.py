@@ -6,7 +6,13 @@ import os
 import time
 
 import pytest
-from support.oracle_children import child_pid, die_by, raise_memory_error
+from support.oracle_children import (
+    abort_with_llvm_error,
+    child_pid,
+    die_by,
+    raise_memory_error,
+    write_to_stderr,
+)
 
 from penguin_opt import isolated
 from penguin_opt.cli_common import run_command
@@ -67,8 +73,49 @@ def test_an_oracle_crash_is_not_checkable_with_its_signal(monkeypatch):
         equivalence.run_xla("", [])
 
 
-def _crash(kind: str, signal: str):
-    raise isolated.ChildDied(kind, signal)
+def test_a_captured_abort_gives_its_llvm_error_as_the_reason(capfd):
+    """What a captured call writes to stderr stays off the user's terminal; the fatal
+    line of an abort is the reason, and so part of the caller's one error line."""
+    with pytest.raises(isolated.ChildDied) as died:
+        isolated.call(
+            "test-abort", abort_with_llvm_error, b"Unsupported op: x.y", capture_stderr=True
+        )
+    assert died.value.signal == "SIGABRT"
+    assert died.value.reason == "LLVM ERROR: Unsupported op: x.y"
+    assert capfd.readouterr().err == ""
+    isolated.kill("test-abort")
+
+
+@pytest.mark.parametrize("user_asked_for_logs", [False, True])
+def test_a_captured_call_that_returns_drops_its_stderr_unless_logs_asked_for(
+    capfd, monkeypatch, user_asked_for_logs
+):
+    if user_asked_for_logs:
+        monkeypatch.setenv("TF_CPP_MIN_LOG_LEVEL", "0")
+    else:
+        monkeypatch.delenv("TF_CPP_MIN_LOG_LEVEL", raising=False)
+    kind = f"test-stderr-{user_asked_for_logs}"
+    assert isolated.call(kind, write_to_stderr, b"I1205 a log line\n", capture_stderr=True)
+    assert isolated.call(kind, write_to_stderr, b"uncaptured\n") == b"uncaptured\n"
+    isolated.kill(kind)
+    logged = "I1205 a log line\n" if user_asked_for_logs else ""
+    assert capfd.readouterr().err == logged + "uncaptured\n"
+
+
+def test_an_oracle_abort_is_not_checkable_with_its_llvm_error(monkeypatch):
+    from penguin_opt import equivalence
+
+    monkeypatch.setattr(
+        isolated, "call", lambda kind, fn, *a, **k: _crash(kind, "SIGABRT", "LLVM ERROR: boom")
+    )
+    with pytest.raises(
+        equivalence.NotCheckable, match=r"^the xla oracle aborted the process \(LLVM ERROR: boom\)$"
+    ):
+        equivalence.run_xla("", [])
+
+
+def _crash(kind: str, signal: str, reason: str = ""):
+    raise isolated.ChildDied(kind, signal, reason)
 
 
 def test_an_exception_in_the_child_is_raised_here_and_the_child_lives_on():

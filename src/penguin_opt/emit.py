@@ -46,9 +46,7 @@ fault when it has a location (``name``, the input's name, otherwise).
 from __future__ import annotations
 
 import io as _io
-import os
 import re
-import tempfile
 from collections.abc import Callable
 
 from jaxlib.mlir import ir
@@ -259,35 +257,24 @@ def _hlo(program: ir.Operation, kind: str, name: str) -> str | bytes:
         )
     buffer = _io.BytesIO()
     program.write_bytecode(buffer)  # bytecode: the ops' locations travel with it
-    fd, log = tempfile.mkstemp(prefix="penguin-opt-hlo-", suffix=".log")
-    os.close(fd)
     try:
-        ok, result = isolated.call(_CHILD, _convert_in_child, buffer.getvalue(), kind, log)
-    except isolated.ChildDied:
-        reason = _crash_reason(log)
+        ok, result = isolated.call(
+            _CHILD, _convert_in_child, buffer.getvalue(), kind, capture_stderr=True
+        )
+    except isolated.ChildDied as died:
         raise EmitError(
             f"{name}: error: cannot emit HLO: XLA's MLIR->HLO converter crashed "
-            f"on this program{f' ({reason})' if reason else ''}"
+            f"on this program{f' ({died.reason})' if died.reason else ''}"
         ) from None
-    finally:
-        os.unlink(log)
     if not ok:
         raise EmitError(_converter_failure(result, program, name))
     return result
 
 
-def _convert_in_child(bytecode: bytes, kind: str, log: str) -> tuple[bool, str | bytes]:
-    """Child-process body: (True, the output) or (False, the converter's error). What
-    native code writes to stderr (absl logs, a CHECK failure) goes to the file ``log``,
-    which the parent reads when the process dies."""
-    import sys
-
+def _convert_in_child(bytecode: bytes, kind: str) -> tuple[bool, str | bytes]:
+    """Child-process body: (True, the output) or (False, the converter's error)."""
     from ._compat import mlir_to_xla_computation
 
-    sys.stderr.flush()
-    sink = os.open(log, os.O_WRONLY | os.O_TRUNC)
-    saved = os.dup(2)
-    os.dup2(sink, 2)
     try:
         computation = mlir_to_xla_computation(bytecode)
         if kind == "hlo-text":
@@ -295,27 +282,6 @@ def _convert_in_child(bytecode: bytes, kind: str, log: str) -> tuple[bool, str |
         return True, computation.as_serialized_hlo_module_proto()
     except Exception as err:  # XLA status errors
         return False, str(err)
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-        os.close(sink)
-
-
-# absl's log prefix: "F1201 14:20:11.776846   29897 array.h:316] "
-_ABSL_PREFIX = re.compile(r"^[FE]\d{4} [\d:.]+\s+\d+ [^\]]*\] ")
-
-
-def _crash_reason(log: str) -> str:
-    """The fatal line the dead child's converter logged (a CHECK failure, LLVM ERROR)."""
-    try:
-        with open(log, errors="replace") as f:
-            lines = f.read().splitlines()
-    except OSError:
-        return ""
-    for line in lines:
-        if (line.startswith("F") and _ABSL_PREFIX.match(line)) or "LLVM ERROR" in line:
-            return one_line(_ABSL_PREFIX.sub("", line), 300)
-    return ""
 
 
 _STATUS = re.compile(r"^[A-Z_]+: ")  # absl status codes: "UNKNOWN: ", "INVALID_ARGUMENT: "

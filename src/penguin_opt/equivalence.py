@@ -732,12 +732,17 @@ def _run_child(
     timeout = _TIMEOUT.get()
     try:
         result = pickle.loads(
-            isolated.call(kind, fn, pickle.dumps((text, inputs)), timeout=timeout)
+            isolated.call(
+                kind, fn, pickle.dumps((text, inputs)), timeout=timeout, capture_stderr=True
+            )
         )
     except isolated.ChildDied as died:
         if died.signal in (None, "SIGABRT"):  # abort(): an LLVM ERROR, a failed CHECK
-            raise NotCheckable(f"{what} aborted the process (LLVM ERROR)") from None
-        raise NotCheckable(f"{what} crashed the process ({died.signal})") from None
+            raise NotCheckable(
+                f"{what} aborted the process ({died.reason or 'LLVM ERROR'})"
+            ) from None
+        reason = f"{died.signal}: {died.reason}" if died.reason else died.signal
+        raise NotCheckable(f"{what} crashed the process ({reason})") from None
     except isolated.ChildTimedOut:
         raise NotCheckable(f"{what} did not finish within {timeout:g} s (--timeout)") from None
     except isolated.Stopped:

@@ -15,13 +15,15 @@ import contextlib
 import functools
 import multiprocessing
 import os
+import re
 import sys
+import tempfile
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import TYPE_CHECKING, TypeVar
 
-from .cli_common import exit_with_parent
+from .cli_common import exit_with_parent, one_line
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -34,6 +36,7 @@ __all__ = [
     "call",
     "close",
     "close_all",
+    "fatal_line",
     "kill",
     "shutdown",
 ]
@@ -41,11 +44,14 @@ __all__ = [
 
 class ChildDied(Exception):
     """The child process ended during the call (LLVM ERROR, a signal). ``signal``: the
-    signal's name (``SIGABRT`` for an LLVM ERROR), None if it exited or is not known."""
+    signal's name (``SIGABRT`` for an LLVM ERROR), None if it exited or is not known;
+    ``reason``: the fatal line the call wrote to stderr (``LLVM ERROR: ...``, a failed
+    CHECK), "" if it wrote none or its stderr was not captured."""
 
-    def __init__(self, kind: str, signal: str | None = None) -> None:
+    def __init__(self, kind: str, signal: str | None = None, reason: str = "") -> None:
         super().__init__(kind)
         self.signal = signal
+        self.reason = reason
 
 
 class ChildTimedOut(Exception):
@@ -63,27 +69,88 @@ _SPAWN_LOCK = threading.Lock()
 _SHUT_DOWN = False
 
 
-def call(kind: str, fn: Callable[..., _T], *args: object, timeout: float | None = None) -> _T:
+def call(
+    kind: str,
+    fn: Callable[..., _T],
+    *args: object,
+    timeout: float | None = None,
+    capture_stderr: bool = False,
+) -> _T:
     """``fn(*args)`` (``fn`` importable by name, arguments picklable) in the child of
-    ``kind``; an exception ``fn`` raises there is raised here."""
+    ``kind``; an exception ``fn`` raises there is raised here.
+
+    ``capture_stderr``: what the call writes to the child's stderr (native code's LLVM
+    ERROR before an abort, absl logs, MLIR's diagnostics) goes to a file, not the user's
+    terminal, and a death's fatal line becomes :attr:`ChildDied.reason`, so that it is
+    part of the caller's one error line. The rest is dropped, unless the user set
+    ``TF_CPP_MIN_LOG_LEVEL`` (asking for XLA's logs): then it is written to stderr after
+    the call. Only for a call that starts no child itself (a child spawned during the
+    call would keep the file as its stderr)."""
     from concurrent.futures import TimeoutError as FutureTimeout
     from concurrent.futures.process import BrokenProcessPool
 
-    with _SPAWN_LOCK:  # no child starts while shutdown runs, or after it
-        if _SHUT_DOWN:
-            raise Stopped(kind)
-        future = _submit(kind, fn, args)
-        # its processes, while the pool has them (a broken pool may forget them soon)
-        processes = list(_processes(_POOLS.get(kind)).values())
+    log = None
+    if capture_stderr:
+        fd, log = tempfile.mkstemp(prefix="penguin-opt-", suffix=".log")
+        os.close(fd)
+        fn, args = _logged, (log, "TF_CPP_MIN_LOG_LEVEL" in os.environ, fn, *args)
     try:
-        return future.result(timeout=timeout)
-    except BrokenProcessPool:
-        signal = _signal_that_ended(processes)
-        kill(kind)
-        raise ChildDied(kind, signal) from None
-    except FutureTimeout:
-        kill(kind)
-        raise ChildTimedOut(kind) from None
+        with _SPAWN_LOCK:  # no child starts while shutdown runs, or after it
+            if _SHUT_DOWN:
+                raise Stopped(kind)
+            future = _submit(kind, fn, args)
+            # its processes, while the pool has them (a broken pool may forget them soon)
+            processes = list(_processes(_POOLS.get(kind)).values())
+        try:
+            return future.result(timeout=timeout)
+        except BrokenProcessPool:
+            signal = _signal_that_ended(processes)
+            kill(kind)
+            raise ChildDied(kind, signal, fatal_line(log) if log else "") from None
+        except FutureTimeout:
+            kill(kind)
+            raise ChildTimedOut(kind) from None
+    finally:
+        if log is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(log)
+
+
+def _logged(log: str, forward: bool, fn: Callable[..., _T], *args: object) -> _T:
+    """Child-process side of ``capture_stderr``: ``fn(*args)`` with file descriptor 2 on
+    the file ``log`` (native code writes there directly), restored after."""
+    sys.stderr.flush()
+    sink = os.open(log, os.O_WRONLY | os.O_TRUNC)
+    saved = os.dup(2)
+    os.dup2(sink, 2)
+    os.close(sink)
+    try:
+        return fn(*args)
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+        if forward:
+            with contextlib.suppress(OSError), open(log, "rb") as f:
+                os.write(2, f.read())
+
+
+# absl's log prefix: "F1201 14:20:11.776846   29897 array.h:316] "
+_ABSL_PREFIX = re.compile(r"^[FE]\d{4} [\d:.]+\s+\d+ [^\]]*\] ")
+
+
+def fatal_line(log: str) -> str:
+    """The fatal line in the file ``log`` of a dead child's stderr: an LLVM ERROR or a
+    failed CHECK (absl's ``F`` line, without its prefix); "" if there is none."""
+    try:
+        with open(log, errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return ""
+    for line in lines:
+        if (line.startswith("F") and _ABSL_PREFIX.match(line)) or "LLVM ERROR" in line:
+            return one_line(_ABSL_PREFIX.sub("", line), 300)
+    return ""
 
 
 def _signal_that_ended(processes: list) -> str | None:

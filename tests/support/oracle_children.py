@@ -18,3 +18,19 @@ def die_by(payload: bytes) -> bytes:
 
     os.kill(os.getpid(), getattr(signal, payload.decode()))
     return b""
+
+
+def abort_with_llvm_error(payload: bytes) -> bytes:
+    """Write an LLVM ERROR line to file descriptor 2 and abort, as native code does."""
+    import os
+
+    os.write(2, b"some log line\nLLVM ERROR: " + payload + b"\n")
+    os.abort()
+
+
+def write_to_stderr(payload: bytes) -> bytes:
+    """Write ``payload`` to file descriptor 2 (as native code would) and return it."""
+    import os
+
+    os.write(2, payload)
+    return payload
