@@ -69,10 +69,13 @@ REDUCE_SCATTER = """func.func @main(%data: tensor<4x16xf32>) -> tensor<4x4xf32> 
 """
 
 
-def test_an_oracle_abort_is_one_line_that_carries_its_llvm_error(tmp_path):
+def test_an_oracle_abort_is_one_line_that_carries_its_llvm_error(tmp_path, monkeypatch):
     """The reference interpreter aborts on a reduce_scatter outside ``run_parallel``
     (LLVM ERROR, which native code writes to stderr itself) and XLA refuses it: not
     checkable, exit 4, and the abort's own message inside the one stderr line."""
+    # as a user runs it: this test process may have imported jax, which sets the
+    # variable (to 1) for every child it starts, asking for XLA's logs
+    monkeypatch.delenv("TF_CPP_MIN_LOG_LEVEL", raising=False)
     proc = penguin_check(tmp_path, REDUCE_SCATTER, REDUCE_SCATTER)
     assert proc.returncode == 4, proc.stderr
     # progress lines ("equivalence: checking with XLA: trial 1/2 (before), 2 s") aside
