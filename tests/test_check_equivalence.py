@@ -69,13 +69,17 @@ REDUCE_SCATTER = """func.func @main(%data: tensor<4x16xf32>) -> tensor<4x4xf32> 
 """
 
 
-def test_an_oracle_abort_is_one_line_that_carries_its_llvm_error(tmp_path, monkeypatch):
+@pytest.mark.parametrize("log_level", [None, "1"])
+def test_an_oracle_abort_is_one_line_that_carries_its_llvm_error(tmp_path, monkeypatch, log_level):
     """The reference interpreter aborts on a reduce_scatter outside ``run_parallel``
-    (LLVM ERROR, which native code writes to stderr itself) and XLA refuses it: not
-    checkable, exit 4, and the abort's own message inside the one stderr line."""
-    # as a user runs it: this test process may have imported jax, which sets the
-    # variable (to 1) for every child it starts, asking for XLA's logs
-    monkeypatch.delenv("TF_CPP_MIN_LOG_LEVEL", raising=False)
+    (LLVM ERROR, which native code writes to stderr itself) and XLA refuses it, logging
+    an error with a stack trace: not checkable, exit 4, and the abort's own message
+    inside the one stderr line. TF_CPP_MIN_LOG_LEVEL=1 is what a process that imported
+    jax (a notebook, this test process) hands on: no request for XLA's logs."""
+    if log_level is None:
+        monkeypatch.delenv("TF_CPP_MIN_LOG_LEVEL", raising=False)
+    else:
+        monkeypatch.setenv("TF_CPP_MIN_LOG_LEVEL", log_level)
     proc = penguin_check(tmp_path, REDUCE_SCATTER, REDUCE_SCATTER)
     assert proc.returncode == 4, proc.stderr
     # progress lines ("equivalence: checking with XLA: trial 1/2 (before), 2 s") aside
@@ -426,6 +430,10 @@ def test_xla_child_logs_are_quiet_and_the_environment_is_untouched(tmp_path, mon
     isolated.kill("xla")  # a fresh child, spawned by this check
     assert check(ADD, ADD, oracle="xla").ok
     assert "TF_CPP_MIN_LOG_LEVEL" not in os.environ
+    isolated.kill("xla")
+    monkeypatch.setenv("TF_CPP_MIN_LOG_LEVEL", "1")  # jax's own, not the user's: quiet too
+    assert check(ADD, ADD, oracle="xla").ok
+    assert os.environ["TF_CPP_MIN_LOG_LEVEL"] == "1"
 
 
 # ---------------------------------------------------------------------------- progress

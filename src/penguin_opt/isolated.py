@@ -82,10 +82,10 @@ def call(
     ``capture_stderr``: what the call writes to the child's stderr (native code's LLVM
     ERROR before an abort, absl logs, MLIR's diagnostics) goes to a file, not the user's
     terminal, and a death's fatal line becomes :attr:`ChildDied.reason`, so that it is
-    part of the caller's one error line. The rest is dropped, unless the user set
-    ``TF_CPP_MIN_LOG_LEVEL`` (asking for XLA's logs): then it is written to stderr after
-    the call. Only for a call that starts no child itself (a child spawned during the
-    call would keep the file as its stderr)."""
+    part of the caller's one error line. The rest is dropped, unless the user asked for
+    XLA's logs (``TF_CPP_MIN_LOG_LEVEL=0``): then it is written to stderr after the call.
+    Only for a call that starts no child itself (a child spawned during the call would
+    keep the file as its stderr)."""
     from concurrent.futures import TimeoutError as FutureTimeout
     from concurrent.futures.process import BrokenProcessPool
 
@@ -93,7 +93,7 @@ def call(
     if capture_stderr:
         fd, log = tempfile.mkstemp(prefix="penguin-opt-", suffix=".log")
         os.close(fd)
-        fn, args = _logged, (log, "TF_CPP_MIN_LOG_LEVEL" in os.environ, fn, *args)
+        fn, args = _logged, (log, _logs_asked_for(), fn, *args)
     try:
         with _SPAWN_LOCK:  # no child starts while shutdown runs, or after it
             if _SHUT_DOWN:
@@ -232,21 +232,33 @@ def close_all() -> None:
         close(kind)
 
 
+def _logs_asked_for() -> bool:
+    """Whether the user asked for XLA's log lines: ``TF_CPP_MIN_LOG_LEVEL=0``. Any other
+    value is not taken as asking: ``import jax`` sets 1 in its process (and so in every
+    process it starts, penguin-opt run from a notebook or a test included)."""
+    return os.environ.get("TF_CPP_MIN_LOG_LEVEL") == "0"
+
+
 @contextlib.contextmanager
 def _quiet_xla_logs() -> Iterator[None]:
     """XLA's log lines are noise on the user's terminal: INFO ones (device counts), and
     WARNING and ERROR ones with a stack trace (a failed compile logs its status that way),
     which say no more than the status the oracle reports as not checkable in one line. The
     child is spawned (and copies the environment) with TF_CPP_MIN_LOG_LEVEL=3 unless the
-    user set it (0 shows them all); this process's environment is left as it was."""
-    if "TF_CPP_MIN_LOG_LEVEL" in os.environ:
+    user asked for the logs (0 shows them all); this process's environment is left as it
+    was."""
+    if _logs_asked_for():
         yield
         return
+    saved = os.environ.get("TF_CPP_MIN_LOG_LEVEL")
     os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
     try:
         yield
     finally:
-        del os.environ["TF_CPP_MIN_LOG_LEVEL"]
+        if saved is None:
+            del os.environ["TF_CPP_MIN_LOG_LEVEL"]
+        else:
+            os.environ["TF_CPP_MIN_LOG_LEVEL"] = saved
 
 
 @contextlib.contextmanager
