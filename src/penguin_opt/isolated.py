@@ -106,7 +106,7 @@ def call(
         except BrokenProcessPool:
             signal = _signal_that_ended(processes)
             kill(kind)
-            raise ChildDied(kind, signal, fatal_line(log) if log else "") from None
+            raise ChildDied(kind, signal, fatal_line(_read(log)) if log else "") from None
         except FutureTimeout:
             kill(kind)
             raise ChildTimedOut(kind) from None
@@ -131,23 +131,27 @@ def _logged(log: str, forward: bool, fn: Callable[..., _T], *args: object) -> _T
         os.dup2(saved, 2)
         os.close(saved)
         if forward:
-            with contextlib.suppress(OSError), open(log, "rb") as f:
-                os.write(2, f.read())
+            sys.stderr.write(_read(log))
+            sys.stderr.flush()
+
+
+def _read(log: str) -> str:
+    """The text of the file ``log`` ("" if it cannot be read)."""
+    try:
+        with open(log, errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""
 
 
 # absl's log prefix: "F1201 14:20:11.776846   29897 array.h:316] "
 _ABSL_PREFIX = re.compile(r"^[FE]\d{4} [\d:.]+\s+\d+ [^\]]*\] ")
 
 
-def fatal_line(log: str) -> str:
-    """The fatal line in the file ``log`` of a dead child's stderr: an LLVM ERROR or a
-    failed CHECK (absl's ``F`` line, without its prefix); "" if there is none."""
-    try:
-        with open(log, errors="replace") as f:
-            lines = f.read().splitlines()
-    except OSError:
-        return ""
-    for line in lines:
+def fatal_line(stderr: str) -> str:
+    """The fatal line in what a dead child wrote to stderr: an LLVM ERROR or a failed
+    CHECK (absl's ``F`` line, without its prefix); "" if there is none."""
+    for line in stderr.splitlines():
         if (line.startswith("F") and _ABSL_PREFIX.match(line)) or "LLVM ERROR" in line:
             return one_line(_ABSL_PREFIX.sub("", line), 300)
     return ""

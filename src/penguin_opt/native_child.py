@@ -58,10 +58,9 @@ def run_isolated(pipeline: str, module: ir.Operation, verify: bool, label: str) 
         pm.run(module)
         raise NativeAbort(f"{label} failed in a child process but not here")
     if proc.returncode != 0:
-        reason = next(
-            (line.strip() for line in stderr.splitlines() if "LLVM ERROR" in line),
-            f"exit status {proc.returncode}",
-        )
+        from .isolated import fatal_line
+
+        reason = fatal_line(stderr) or f"exit status {proc.returncode}"
         raise NativeAbort(f"{label} aborted the process ({reason})")
     result = ir.Module.parse(proc.stdout, context=ctx).operation
     _take_over(module, result)
