@@ -280,3 +280,22 @@ def test_torch_xla_programs_keep_their_results(tmp_path, name, rewriters, dialec
         if st["rewritten"]
     }
     assert rewriters <= rewritten, rewritten
+
+
+def test_a_public_function_the_native_conversion_erases_is_not_checkable():
+    # stablehlo-legalize-to-hlo folds custom_call @mhlo.all_reduce's called computation
+    # into the region of mhlo.all_reduce and erases the public @all_reduce0 (mlir-hlo's
+    # stablehlo-legalize-to-hlo.mlir): the MHLO variant has no "after" for that entry.
+    text = """func.func @op_all_reduce(%arg0: tensor<8xf32>, %arg1: tensor<f32>) -> (tensor<8xf32>, tensor<f32>) {
+  %0:2 = stablehlo.custom_call @mhlo.all_reduce(%arg0, %arg1) {called_computations = [@all_reduce0], mhlo.attributes = {replica_groups = dense<> : tensor<0x0xi64>}} : (tensor<8xf32>, tensor<f32>) -> (tensor<8xf32>, tensor<f32>)
+  return %0#0, %0#1 : tensor<8xf32>, tensor<f32>
+}
+func.func @all_reduce0(%arg0: tensor<f32>, %arg1: tensor<f32>) -> tensor<f32> {
+  %0 = stablehlo.add %arg0, %arg1 : tensor<f32>
+  stablehlo.return %0 : tensor<f32>
+}"""
+    r = shared.run_case(shared.Case("t.mlir", 0, text))
+    assert not r.failed, r.status
+    assert not r.checker_errors, r.checker_errors
+    erased = "inline,stablehlo-legalize-to-hlo: erased public function"
+    assert r.not_checkable[erased] == 1, r.not_checkable
