@@ -787,6 +787,70 @@ def test_a_crash_of_the_work_is_one_line_and_writes_nothing(tmp_path, sig, says)
     assert list(out.parent.iterdir()) == []
 
 
+# Two public functions and no @main: Shardy's propagation fails a CHECK on it ("Failed to
+# lookup function: main", an LLVM ERROR and abort) in jaxlib 0.10.2 and 0.12; 0.9.2's runs.
+NO_MAIN = """func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> {
+  return %a : tensor<2xf32>
+}
+func.func @g(%a: tensor<2xf32>) -> tensor<2xf32> {
+  return %a : tensor<2xf32>
+}
+"""
+ABORTING_NATIVE_PASS = "sdy-basic-propagate"
+
+
+def _native_pass_aborts(src: Path) -> bool:
+    """Whether this jaxlib's pass aborts on ``src`` when run plainly (no penguin-opt)."""
+    code = (
+        "import sys; from jaxlib.mlir import ir, passmanager;"
+        "from penguin_opt.context import make_context;"
+        "ctx = make_context(); m = ir.Module.parse(open(sys.argv[1]).read(), ctx);"
+        f"passmanager.PassManager.parse('builtin.module({ABORTING_NATIVE_PASS})', ctx).run("
+        "m.operation)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code, src], capture_output=True, cwd=ROOT)
+    return proc.returncode < 0 and b"LLVM ERROR" in proc.stderr
+
+
+def test_a_native_pass_aborting_is_one_line_with_its_llvm_error(tmp_path):
+    """A native pass that aborts the process (not one of the known ones run isolated) takes
+    the supervised child with it: the one line carries what LLVM said before the abort,
+    and nothing of it reaches the terminal on its own."""
+    src = write(tmp_path, "two.mlir", NO_MAIN)
+    if not _native_pass_aborts(src):
+        pytest.skip(f"this jaxlib's {ABORTING_NATIVE_PASS} does not abort on it")
+    out = tmp_path / "o.mlir"
+    proc = run(src, "-p", ABORTING_NATIVE_PASS, "-o", out)
+    assert_kept_promises(proc)
+    assert proc.returncode == 1
+    (line,) = proc.stderr.decode().splitlines()
+    assert re.fullmatch(
+        r".*two\.mlir: error: MLIR crashed the process \(SIGABRT: LLVM ERROR: Check failed: "
+        rf".*main\) while running {ABORTING_NATIVE_PASS}",
+        line,
+    ), line
+    assert not out.exists()
+
+
+def test_a_native_pass_aborting_in_a_batch_is_the_programs_error_line(tmp_path):
+    src = write(tmp_path, "two.mlir", NO_MAIN)
+    if not _native_pass_aborts(src):
+        pytest.skip(f"this jaxlib's {ABORTING_NATIVE_PASS} does not abort on it")
+    ok = write(tmp_path, "ok.mlir", ADD)
+    proc = run(src, ok, "-p", ABORTING_NATIVE_PASS, "-o", tmp_path / "out")
+    assert proc.returncode == 1, proc.stderr
+    lines = proc.stderr.decode().splitlines()
+    fatal = [line for line in lines if "LLVM ERROR" in line]
+    assert fatal, lines
+    for line in fatal:  # only inside the program's record, never a line of its own
+        assert re.search(
+            r"two\.mlir: error: the worker process died while processing this program "
+            r"\(LLVM ERROR: Check failed: .*main\)$",
+            line,
+        ), line
+    assert [p.name for p in (tmp_path / "out").iterdir()] == ["ok.mlir.mlir"]
+
+
 def test_a_module_whose_text_is_not_utf8_is_one_line_and_no_output(tmp_path):
     # An opaque attribute holds raw bytes, which MLIR's printer writes as they are: text
     # that is not UTF-8 would not read back, so nothing is written.

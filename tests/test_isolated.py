@@ -77,9 +77,7 @@ def test_a_captured_abort_gives_its_llvm_error_as_the_reason(capfd):
     """What a captured call writes to stderr stays off the user's terminal; the fatal
     line of an abort is the reason, and so part of the caller's one error line."""
     with pytest.raises(isolated.ChildDied) as died:
-        isolated.call(
-            "test-abort", abort_with_llvm_error, b"Unsupported op: x.y", capture_stderr=True
-        )
+        isolated.call("test-abort", abort_with_llvm_error, b"Unsupported op: x.y", stderr="capture")
     assert died.value.signal == "SIGABRT"
     assert died.value.reason == "LLVM ERROR: Unsupported op: x.y"
     assert capfd.readouterr().err == ""
@@ -95,7 +93,7 @@ def test_a_captured_call_that_returns_drops_its_stderr_unless_logs_asked_for(
     else:
         monkeypatch.delenv("TF_CPP_MIN_LOG_LEVEL", raising=False)
     kind = f"test-stderr-{user_asked_for_logs}"
-    assert isolated.call(kind, write_to_stderr, b"I1205 a log line\n", capture_stderr=True)
+    assert isolated.call(kind, write_to_stderr, b"I1205 a log line\n", stderr="capture")
     assert isolated.call(kind, write_to_stderr, b"uncaptured\n") == b"uncaptured\n"
     isolated.kill(kind)
     logged = "I1205 a log line\n" if user_asked_for_logs else ""

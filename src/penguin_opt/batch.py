@@ -330,17 +330,13 @@ def run_job_isolated(job: Job, args: argparse.Namespace, timeout: float | None, 
     start = time.perf_counter()
     _IN_FLIGHT.add(job.output)
     try:
-        return isolated.call(kind, run_job_deep, job, args, timeout=timeout)
+        return isolated.call(kind, run_job_deep, job, args, timeout=timeout, stderr="watch")
     except isolated.ChildTimedOut:
         status, error = "timeout", f"{job.name}: error: timed out after {timeout:g} s"
-    except isolated.ChildDied:
-        status, error = (
-            "error",
-            (
-                f"{job.name}: error: the worker process died while "
-                "processing this program (an LLVM abort or a crash)"
-            ),
-        )
+    except isolated.ChildDied as died:
+        why = died.reason or "an LLVM abort or a crash"
+        status = "error"
+        error = f"{job.name}: error: the worker process died while processing this program ({why})"
     except isolated.Stopped:
         raise
     except Exception as err:

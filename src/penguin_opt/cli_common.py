@@ -17,9 +17,11 @@ import contextlib
 import itertools
 import math
 import os
+import re
 import select
 import signal
 import sys
+import tempfile
 import threading
 import traceback
 import warnings
@@ -45,6 +47,8 @@ __all__ = [
     "add_check_options",
     "add_version_option",
     "exit_with_parent",
+    "fatal_line",
+    "native_stderr_captured",
     "on_abandon",
     "on_finish",
     "one_line",
@@ -54,6 +58,7 @@ __all__ = [
     "stage",
     "supervise",
     "version",
+    "watch_native_stderr",
 ]
 
 EXIT_OK = 0
@@ -172,6 +177,87 @@ def exit_with_parent(parent: int) -> None:
 _NO_SUPERVISOR_ENV = "PENGUIN_OPT_NO_SUPERVISOR"  # any value: no fork (e.g. under gdb)
 _stage_fd: int | None = None  # the child's end of the pipe to its supervising parent
 
+# (pid, fd): the file that native code's stderr goes to while native_stderr_captured runs
+# in process ``pid``, which a watching process reads if this one dies (set by supervise
+# in its child, by watch_native_stderr in an isolated call); emptied after each capture
+_watched_log: tuple[int, int] | None = None
+_capturing = 0  # native_stderr_captured blocks open in this process
+_KEPT: list[object] = []  # the supervised child's watched file
+
+
+def watch_native_stderr(fd: int | None) -> None:
+    """From now on (until called with None), the captures of :func:`native_stderr_captured`
+    in this process write to the file ``fd``, which the process watching this one reads if
+    this one dies: the fatal line native code wrote before it aborted is there."""
+    global _watched_log
+    _watched_log = None if fd is None else (os.getpid(), fd)
+
+
+@contextlib.contextmanager
+def native_stderr_captured(*, forward: bool = False) -> Iterator[list[str]]:
+    """Collect what native code writes to file descriptor 2 (LLVM's ``errs()``, absl's
+    logs, MLIR's diagnostics) during the block instead of letting it reach the user's
+    terminal; yields a list that holds the captured text once the block ends, which is
+    also written to stderr then if ``forward``. If native code ends the process inside the
+    block (``LLVM ERROR``, a failed CHECK), its last words are in the watched file (see
+    :func:`watch_native_stderr`): the watching process makes them part of its one line."""
+    global _capturing
+    captured: list[str] = []
+    sys.stderr.flush()
+    try:
+        saved = os.dup(2)
+    except OSError:  # no stderr at all: nothing to capture
+        yield captured
+        return
+    watched = _watched_log is not None and _watched_log[0] == os.getpid() and not _capturing
+    with contextlib.ExitStack() as stack:
+        if watched:
+            sink = _watched_log[1]
+            _empty(sink)
+        else:
+            sink = stack.enter_context(tempfile.TemporaryFile()).fileno()
+        os.dup2(sink, 2)
+        _capturing += 1
+        try:
+            yield captured
+        finally:
+            _capturing -= 1
+            os.dup2(saved, 2)
+            os.close(saved)
+            text = _read_fd(sink)
+            if watched:
+                _empty(sink)
+            captured.append(text)
+            if forward and text:
+                sys.stderr.write(text)
+                sys.stderr.flush()
+
+
+def _empty(fd: int) -> None:
+    os.ftruncate(fd, 0)
+    os.lseek(fd, 0, os.SEEK_SET)  # shared with every dup of it, fd 2 included
+
+
+def _read_fd(fd: int) -> str:
+    """The whole text of the file open as ``fd``, read without moving its offset."""
+    try:
+        return os.pread(fd, os.fstat(fd).st_size, 0).decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+# absl's log prefix: "F1201 14:20:11.776846   29897 array.h:316] "
+_ABSL_PREFIX = re.compile(r"(?:^|(?<=LLVM ERROR: ))[FE]\d{4} [\d:.]+\s+\d+ [^\]]*\] ")
+
+
+def fatal_line(stderr: str) -> str:
+    """The fatal line in what a dead process wrote to stderr: an LLVM ERROR or a failed
+    CHECK (absl's ``F`` line), without absl's prefix; "" if there is none."""
+    for line in stderr.splitlines():
+        if (line.startswith("F") and _ABSL_PREFIX.match(line)) or "LLVM ERROR" in line:
+            return one_line(_ABSL_PREFIX.sub("", line), 300)
+    return ""
+
 
 def supervise(prog: str) -> None:
     """Run the rest of this command in a forked child; the parent waits and exits with its
@@ -186,6 +272,7 @@ def supervise(prog: str) -> None:
         return
     parent = os.getpid()
     try:
+        log = tempfile.TemporaryFile()  # no name: shared with the child, gone with both
         read_end, write_end = os.pipe()
         with warnings.catch_warnings():  # numpy's BLAS threads: safe, it handles fork
             warnings.filterwarnings("ignore", ".*multi-threaded.*fork", DeprecationWarning)
@@ -195,6 +282,8 @@ def supervise(prog: str) -> None:
     if pid == 0:
         os.close(read_end)
         _stage_fd = write_end
+        _KEPT.append(log)  # open as long as the child runs
+        watch_native_stderr(log.fileno())
         exit_with_parent(parent)
         if "--debug" in sys.argv:  # a crash also prints where Python was
             import faulthandler
@@ -202,7 +291,7 @@ def supervise(prog: str) -> None:
             faulthandler.enable()
         return
     os.close(write_end)
-    os._exit(_wait_for(pid, read_end, prog))
+    os._exit(_wait_for(pid, read_end, prog, log.fileno()))
 
 
 def stage(
@@ -248,7 +337,7 @@ class _Told:
                 self.temporaries.discard(value)
 
 
-def _wait_for(pid: int, read_end: int, prog: str) -> int:
+def _wait_for(pid: int, read_end: int, prog: str, log: int) -> int:
     def forward(signum: int, frame: FrameType | None) -> None:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signum)
@@ -272,10 +361,10 @@ def _wait_for(pid: int, read_end: int, prog: str) -> int:
         pipe_open = bool(chunk)
     if os.WIFEXITED(status):
         return os.WEXITSTATUS(status)
-    return _died(os.WTERMSIG(status), told, prog)
+    return _died(os.WTERMSIG(status), told, prog, fatal_line(_read_fd(log)))
 
 
-def _died(signum: int, told: _Told, prog: str) -> int:
+def _died(signum: int, told: _Told, prog: str, fatal: str = "") -> int:
     """The exit code (and the one line) for a child killed by ``signum``."""
     for path in told.temporaries:
         with contextlib.suppress(OSError):
@@ -291,7 +380,7 @@ def _died(signum: int, told: _Told, prog: str) -> int:
     what = (
         f"the process was killed ({name}; by the kernel, if memory ran out)"
         if signum == signal.SIGKILL
-        else f"MLIR crashed the process ({name})"
+        else f"MLIR crashed the process ({name}{': ' if fatal else ''}{fatal})"
     )
     where = f" while {told.doing}" if told.doing else ""
     head = f"{told.file}: error: " if told.file else f"{prog}: error: "

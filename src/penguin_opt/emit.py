@@ -259,7 +259,7 @@ def _hlo(program: ir.Operation, kind: str, name: str) -> str | bytes:
     program.write_bytecode(buffer)  # bytecode: the ops' locations travel with it
     try:
         ok, result = isolated.call(
-            _CHILD, _convert_in_child, buffer.getvalue(), kind, capture_stderr=True
+            _CHILD, _convert_in_child, buffer.getvalue(), kind, stderr="capture"
         )
     except isolated.ChildDied as died:
         raise EmitError(

@@ -732,9 +732,7 @@ def _run_child(
     timeout = _TIMEOUT.get()
     try:
         result = pickle.loads(
-            isolated.call(
-                kind, fn, pickle.dumps((text, inputs)), timeout=timeout, capture_stderr=True
-            )
+            isolated.call(kind, fn, pickle.dumps((text, inputs)), timeout=timeout, stderr="capture")
         )
     except isolated.ChildDied as died:
         if died.signal in (None, "SIGABRT"):  # abort(): an LLVM ERROR, a failed CHECK

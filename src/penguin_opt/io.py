@@ -22,8 +22,14 @@ from dataclasses import dataclass
 import numpy as np
 from jaxlib.mlir import ir
 
-from .cli_common import OneLineWarning, on_abandon, one_line, quiet_stdout, stage
-from .ir_util import native_stderr_captured
+from .cli_common import (
+    OneLineWarning,
+    native_stderr_captured,
+    on_abandon,
+    one_line,
+    quiet_stdout,
+    stage,
+)
 from .penguin_sort import parse_allowing_penguin_sorts
 
 MLIR_BYTECODE_MAGIC = b"ML\xefR"

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
 import re
-import sys
-import tempfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from jaxlib.mlir import ir
+
+from .cli_common import native_stderr_captured
 
 if TYPE_CHECKING:  # the rewrite module is imported where used
     from ._compat import rewrite
@@ -42,29 +40,6 @@ def _unescape(match: re.Match) -> bytes:
 class UnreadableAttribute(Exception):
     """An attribute the Python bindings cannot hand out (e.g. a complex-typed dense
     elements attribute: its downcast raises), so an op carrying it cannot be rebuilt."""
-
-
-@contextlib.contextmanager
-def native_stderr_captured() -> Iterator[list[str]]:
-    """Collect what native code writes to file descriptor 2 (LLVM's ``errs()``, e.g. a
-    pass option parser's complaint) instead of letting it reach the user's terminal;
-    yields a list that holds the captured text once the block ends."""
-    captured: list[str] = []
-    sys.stderr.flush()
-    try:
-        saved = os.dup(2)
-    except OSError:  # no stderr at all: nothing to capture
-        yield captured
-        return
-    with tempfile.TemporaryFile() as sink:
-        os.dup2(sink.fileno(), 2)
-        try:
-            yield captured
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
-            sink.seek(0)
-            captured.append(sink.read().decode(errors="replace"))
 
 
 def attrs_of(op: ir.Operation) -> dict[str, ir.Attribute]:
@@ -272,7 +247,6 @@ __all__ = [
     "i64_values",
     "is_public",
     "location_triple",
-    "native_stderr_captured",
     "op_counts",
     "ops_named",
     "ops_under",

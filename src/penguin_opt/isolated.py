@@ -15,15 +15,14 @@ import contextlib
 import functools
 import multiprocessing
 import os
-import re
 import sys
 import tempfile
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeVar
 
-from .cli_common import exit_with_parent, one_line
+from .cli_common import exit_with_parent, fatal_line, watch_native_stderr
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -36,7 +35,6 @@ __all__ = [
     "call",
     "close",
     "close_all",
-    "fatal_line",
     "kill",
     "shutdown",
 ]
@@ -74,26 +72,35 @@ def call(
     fn: Callable[..., _T],
     *args: object,
     timeout: float | None = None,
-    capture_stderr: bool = False,
+    stderr: Literal["pass", "capture", "watch"] = "pass",
 ) -> _T:
     """``fn(*args)`` (``fn`` importable by name, arguments picklable) in the child of
     ``kind``; an exception ``fn`` raises there is raised here.
 
-    ``capture_stderr``: what the call writes to the child's stderr (native code's LLVM
-    ERROR before an abort, absl logs, MLIR's diagnostics) goes to a file, not the user's
-    terminal, and a death's fatal line becomes :attr:`ChildDied.reason`, so that it is
-    part of the caller's one error line. The rest is dropped, unless the user asked for
-    XLA's logs (``TF_CPP_MIN_LOG_LEVEL=0``): then it is written to stderr after the call.
-    Only for a call that starts no child itself (a child spawned during the call would
-    keep the file as its stderr)."""
+    ``stderr``: where the call's writes to the child's stderr go.
+
+    * ``"pass"``: to the user's terminal, as they come.
+    * ``"capture"``: all of them (native code's LLVM ERROR before an abort, absl logs,
+      MLIR's diagnostics) to a file, not the user's terminal; a death's fatal line becomes
+      :attr:`ChildDied.reason`, so that it is part of the caller's one error line. The rest
+      is dropped, unless the user asked for XLA's logs (``TF_CPP_MIN_LOG_LEVEL=0``): then
+      it is written to stderr after the call. Only for a call that starts no child itself
+      (a child spawned during the call would keep the file as its stderr).
+    * ``"watch"``: to the terminal, except what native code writes inside
+      :func:`~penguin_opt.cli_common.native_stderr_captured` blocks (native passes, the
+      HLO importer), which goes to a file: a death inside one has its fatal line as
+      :attr:`ChildDied.reason`."""
     from concurrent.futures import TimeoutError as FutureTimeout
     from concurrent.futures.process import BrokenProcessPool
 
     log = None
-    if capture_stderr:
+    if stderr != "pass":
         fd, log = tempfile.mkstemp(prefix="penguin-opt-", suffix=".log")
         os.close(fd)
-        fn, args = _logged, (log, _logs_asked_for(), fn, *args)
+        if stderr == "capture":
+            fn, args = _logged, (log, _logs_asked_for(), fn, *args)
+        else:
+            fn, args = _watched, (log, fn, *args)
     try:
         with _SPAWN_LOCK:  # no child starts while shutdown runs, or after it
             if _SHUT_DOWN:
@@ -116,8 +123,20 @@ def call(
                 os.unlink(log)
 
 
+def _watched(log: str, fn: Callable[..., _T], *args: object) -> _T:
+    """Child-process side of ``stderr="watch"``: ``fn(*args)`` with the captures of
+    native code's stderr going to the file ``log``."""
+    sink = os.open(log, os.O_RDWR)
+    watch_native_stderr(sink)
+    try:
+        return fn(*args)
+    finally:
+        watch_native_stderr(None)
+        os.close(sink)
+
+
 def _logged(log: str, forward: bool, fn: Callable[..., _T], *args: object) -> _T:
-    """Child-process side of ``capture_stderr``: ``fn(*args)`` with file descriptor 2 on
+    """Child-process side of ``stderr="capture"``: ``fn(*args)`` with file descriptor 2 on
     the file ``log`` (native code writes there directly), restored after."""
     sys.stderr.flush()
     sink = os.open(log, os.O_WRONLY | os.O_TRUNC)
@@ -142,19 +161,6 @@ def _read(log: str) -> str:
             return f.read()
     except OSError:
         return ""
-
-
-# absl's log prefix: "F1201 14:20:11.776846   29897 array.h:316] "
-_ABSL_PREFIX = re.compile(r"^[FE]\d{4} [\d:.]+\s+\d+ [^\]]*\] ")
-
-
-def fatal_line(stderr: str) -> str:
-    """The fatal line in what a dead child wrote to stderr: an LLVM ERROR or a failed
-    CHECK (absl's ``F`` line, without its prefix); "" if there is none."""
-    for line in stderr.splitlines():
-        if (line.startswith("F") and _ABSL_PREFIX.match(line)) or "LLVM ERROR" in line:
-            return one_line(_ABSL_PREFIX.sub("", line), 300)
-    return ""
 
 
 def _signal_that_ended(processes: list) -> str | None:

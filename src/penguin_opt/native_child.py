@@ -58,7 +58,7 @@ def run_isolated(pipeline: str, module: ir.Operation, verify: bool, label: str) 
         pm.run(module)
         raise NativeAbort(f"{label} failed in a child process but not here")
     if proc.returncode != 0:
-        from .isolated import fatal_line
+        from .cli_common import fatal_line
 
         reason = fatal_line(stderr) or f"exit status {proc.returncode}"
         raise NativeAbort(f"{label} aborted the process ({reason})")

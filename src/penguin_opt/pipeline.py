@@ -25,8 +25,8 @@ from typing import TextIO
 from jaxlib.mlir import ir, passmanager
 
 from . import penguin_sort
-from .cli_common import one_line, stage
-from .ir_util import native_stderr_captured, ops_named
+from .cli_common import native_stderr_captured, one_line, stage
+from .ir_util import ops_named
 from .passes import PASSES
 from .passes.base import Diagnostic, ModulePass, OptionError, PassError, RunState, Severity
 from .passes.canonicalize_for_penguin import CanonicalizeForPenguin
@@ -278,8 +278,10 @@ class Pipeline:
         else:
             pm = passmanager.PassManager.parse(f"builtin.module({text})", context=ctx)
             pm.enable_verifier(verify)
-            sys.stderr.flush()  # native passes write to the C++ stderr
-            pm.run(module)
+            # what native passes write to the C++ stderr (print-op-stats, warnings) is
+            # passed on after the pass; the line before an abort becomes part of ours
+            with native_stderr_captured(forward=True):
+                pm.run(module)
         if marked:
             _fuse_marked(module)
 
