@@ -299,3 +299,29 @@ func.func @all_reduce0(%arg0: tensor<f32>, %arg1: tensor<f32>) -> tensor<f32> {
     assert not r.checker_errors, r.checker_errors
     erased = "inline,stablehlo-legalize-to-hlo: erased public function"
     assert r.not_checkable[erased] == 1, r.not_checkable
+
+
+def test_the_sweep_command_ends_without_leaked_semaphores(tmp_path):
+    # The sweep's worker runs the oracles in pools of its own; killed with them open, it
+    # left their semaphores to multiprocessing's resource tracker, which warned at exit.
+    import subprocess
+    import sys
+
+    (tmp_path / "t.mlir").write_text(
+        """func.func @main(%a: tensor<3xf32>) -> tensor<3xf32> {
+  %s = stablehlo.add %a, %a : tensor<3xf32>
+  return %s : tensor<3xf32>
+}
+"""
+    )
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.run(
+        [sys.executable, "-m", "tools.corpus.shared", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "checked (function x variant): 2" in proc.stdout
+    assert "leaked" not in proc.stderr, proc.stderr

@@ -36,6 +36,7 @@ __all__ = [
     "close",
     "close_all",
     "kill",
+    "running",
     "shutdown",
 ]
 
@@ -224,6 +225,11 @@ def kill(kind: str, *, wait: bool = True) -> None:
     for process in processes:
         process.join(timeout=5)
     pool.shutdown(wait=wait, cancel_futures=True)
+
+
+def running(kind: str) -> bool:
+    """Whether the child of ``kind`` has been started (and not closed or killed since)."""
+    return kind in _POOLS
 
 
 def close(kind: str) -> None:

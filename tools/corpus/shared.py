@@ -609,7 +609,12 @@ _WORKER_KIND = "corpus-chunk"
 
 
 def shutdown_worker() -> None:
-    """Stop the worker of ``run_case_isolated`` (and with it its oracle processes)."""
+    """Stop the worker of ``run_case_isolated``. It closes its oracle processes first: a
+    worker killed with their pools open leaves the pools' semaphores registered with
+    multiprocessing's resource tracker, which warns of them at the sweep's exit."""
+    if isolated.running(_WORKER_KIND):
+        with contextlib.suppress(Exception):
+            isolated.call(_WORKER_KIND, isolated.close_all, timeout=60)
     isolated.kill(_WORKER_KIND)
 
 
