@@ -7,6 +7,7 @@ output path after a failure, and the input untouched.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -868,3 +869,104 @@ def test_a_module_whose_text_is_not_utf8_is_one_line_and_no_output(tmp_path):
     out = tmp_path / "out.mlir"
     proc = run(src, "--allow-unregistered-dialect", "-o", out)
     failed_without_output(proc, out, 1, "is not UTF-8")
+
+
+# A chunk that crashes a native pass in some jaxlib, as (pass, chunk): integer division by
+# a zero constant in stablehlo-refine-shapes' folder (SIGFPE in jaxlib 0.9.2 and 0.10.2),
+# and NO_MAIN in Shardy's propagation (an abort in 0.10.2 and 0.12).
+DIV_BY_ZERO = """func.func @div_by_zero() -> tensor<i32> {
+  %six = stablehlo.constant dense<6> : tensor<i32>
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %0 = stablehlo.divide %six, %zero : tensor<i32>
+  return %0 : tensor<i32>
+}
+"""
+CRASHING_CHUNKS = [("stablehlo-refine-shapes", DIV_BY_ZERO), (ABORTING_NATIVE_PASS, NO_MAIN)]
+
+
+def _crashing_chunk(tmp_path: Path) -> tuple[str, str]:
+    """A (pass, chunk) of CRASHING_CHUNKS that kills the process in this jaxlib."""
+    for pass_name, text in CRASHING_CHUNKS:
+        src = write(tmp_path, "probe.mlir", text)
+        code = (
+            "import sys; from jaxlib.mlir import ir, passmanager;"
+            "from penguin_opt.context import make_context;"
+            "ctx = make_context(); m = ir.Module.parse(open(sys.argv[1]).read(), ctx);"
+            f"passmanager.PassManager.parse('builtin.module({pass_name})', ctx).run("
+            "m.operation)"
+        )
+        proc = subprocess.run([sys.executable, "-c", code, src], capture_output=True, cwd=ROOT)
+        if proc.returncode < 0:
+            return pass_name, text
+    pytest.skip("no chunk of CRASHING_CHUNKS crashes this jaxlib's passes")
+
+
+def _chunks_around(crash: str) -> tuple[str, list[int]]:
+    """Five chunks, the second and the fourth ``crash``; and the first line of each."""
+    fine = [
+        ADD.replace("@main", f"@main_{n}").replace("add", op)
+        for n, op in enumerate(("add", "multiply", "subtract"))
+    ]
+    chunks = [fine[0], crash, fine[1], crash, fine[2]]
+    lines, line = [], 1
+    for chunk in chunks:
+        lines.append(line)
+        line += chunk.count("\n") + 1
+    return "// -----\n".join(chunks), lines
+
+
+@pytest.mark.parametrize("via", ["file", "stdin"])
+def test_a_chunk_that_crashes_mlir_does_not_stop_the_rest(tmp_path, via):
+    """--split-input-file: MLIR crashing the process inside a chunk is that chunk's error
+    line (naming where the chunk starts); the chunks after it still run, in order, from a
+    file or from stdin (read once, kept for the child that goes on)."""
+    pass_name, crash = _crashing_chunk(tmp_path)
+    text, first_lines = _chunks_around(crash)
+    src = write(tmp_path, "five.mlir", text)
+    args = ("-", "--split-input-file", "-p", pass_name)
+    proc = run(*args, stdin=text.encode()) if via == "stdin" else run(src, *args[1:])
+    assert proc.returncode == 1, proc.stderr
+    assert "Traceback" not in proc.stderr.decode()
+    name = "<stdin>" if via == "stdin" else re.escape(str(src))
+    lines = proc.stderr.decode().splitlines()
+    assert len(lines) == 2, lines
+    for line, first in zip(lines, first_lines[1::2], strict=True):
+        assert re.fullmatch(
+            rf"{name}: error: MLIR crashed the process \(SIG\w+.*\) while running "
+            rf"{pass_name} \(the chunk at line {first}\)",
+            line,
+        ), line
+    pieces = proc.stdout.decode().split("// -----\n")
+    assert len(pieces) == 5, pieces
+    for n, index in enumerate((0, 2, 4)):
+        assert f"@main_{n}(" in pieces[index], pieces
+    assert pieces[1] == pieces[3] == ""
+
+
+def test_a_chunk_that_crashes_mlir_leaves_the_statistics_of_the_others(tmp_path):
+    """The statistics summed over the chunks are those of the chunks that did not crash
+    (the chunks before a crash counted once), and no -o file is written."""
+    pass_name, crash = _crashing_chunk(tmp_path)
+    text, _ = _chunks_around(crash)
+    src = write(tmp_path, "five.mlir", text)
+    fine = write(tmp_path, "three.mlir", "// -----\n".join(text.split("// -----\n")[::2]))
+    pipeline = f"{pass_name},stablehlo-canonicalize-for-penguin"
+    stats = {}
+    for path in (src, fine):
+        out = tmp_path / f"{path.stem}.out.mlir"
+        proc = run(
+            path,
+            "--split-input-file",
+            "-p",
+            pipeline,
+            "-o",
+            out,
+            "--pass-statistics-json",
+            tmp_path / f"{path.stem}.json",
+        )
+        assert proc.returncode == (1 if path == src else 0), proc.stderr
+        assert out.exists() == (path == fine)
+        stats[path.stem] = (tmp_path / f"{path.stem}.json").read_text()
+    seen = json.loads(stats["three"])["stablehlo-canonicalize-for-penguin"]
+    assert seen["removeDeadZeroSizedTensorOps"]["matched"] == 3 * 2  # add/mul/sub, return
+    assert stats["five"] == stats["three"]

@@ -11,6 +11,7 @@ checkable (no output file is written in either case); with ``--penguin-readiness
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import stat
@@ -27,7 +28,10 @@ from .cli_common import (
     UsageError,
     add_check_options,
     add_version_option,
+    chunk_replayed,
+    chunk_started,
     one_line,
+    output_silenced,
     run_command,
     stage,
     supervise,
@@ -39,6 +43,7 @@ if TYPE_CHECKING:  # imported where used: a command loads only what it needs
 
     from jaxlib.mlir import ir
 
+    from .diagnostics_check import Chunk
     from .io import Source
     from .passes.base import RunState
     from .pipeline import IRPrinting, Pipeline
@@ -385,12 +390,13 @@ def _main(argv: list[str]) -> int:
         _check_pass_names(pipeline, printing)
 
     name = args.input if args.input != "-" else "<stdin>"
+    chunked = args.split_input_file is not None or bool(args.verify_diagnostics)
     parse_start = time.perf_counter()
     try:
-        source = read_source(args.input)
+        source = read_source(args.input, chunked=chunked)
     except InputError as err:
         return _fail(str(err), args.debug)
-    if args.split_input_file is not None or args.verify_diagnostics:
+    if chunked:
         return _run_chunks(args, pipeline, printing, source, name)
     if _graph_count(source) > 1:  # a torch-xla dump of several graphs: a batch
         return _run_batch(args, inputs, text)
@@ -795,9 +801,8 @@ def _run_chunks(
     mlir-opt: a failed chunk does not stop the others; on stdout each chunk's result is
     printed as soon as it is ready, separated by --output-split-marker lines."""
     from . import diagnostics_check as dc
-    from .io import OutputError, Source, write_output
+    from .io import OutputError, write_output
     from .passes.base import RunState
-    from .pipeline import PipelineError
 
     if args.check_equivalence:
         raise UsageError(
@@ -816,21 +821,9 @@ def _run_chunks(
     total = RunState()
     for index, chunk in enumerate(chunks):
         state = RunState()
-        rendered: list[str] = []
-        output = None
-        try:
-            output = _run_one(
-                args, pipeline, printing, Source(source.name, chunk.text.encode()), state
-            )
-        except PipelineError as err:
-            raise UsageError(str(err)) from None
-        except KeyboardInterrupt:
-            raise
-        except Exception as err:
-            if args.debug:
-                traceback.print_exc()
-            rendered.append(_error_line(err, name))
-            failed = True
+        replayed = chunk_replayed(index)  # its output is out: run for the sums only
+        output, rendered = _run_chunk(args, pipeline, printing, source, chunk, index, state)
+        failed |= bool(rendered)
         findings, refused = _finding_lines(args, state, name)
         not_ready |= refused
         rendered = (
@@ -848,13 +841,14 @@ def _run_chunks(
                 name,
                 only_expected=args.verify_diagnostics == "only-expected",
             )
-        else:
+        elif not replayed:
             for line in rendered:
                 print(line, file=sys.stderr)
         piece = (separator if index else "") + (output or "")
         if streaming and not args.verify_diagnostics:
-            sys.stdout.write(piece)
-            sys.stdout.flush()
+            if not replayed:
+                sys.stdout.write(piece)
+                sys.stdout.flush()
         else:
             outputs.append(piece)
     unwritten = _report_statistics(args, total)
@@ -874,6 +868,44 @@ def _run_chunks(
         except OutputError as err:
             return _fail(str(err), args.debug)
     return EXIT_NOT_READY if not_ready else EXIT_OK
+
+
+def _run_chunk(
+    args: argparse.Namespace,
+    pipeline: Pipeline | None,
+    printing: IRPrinting,
+    source: Source,
+    chunk: Chunk,
+    index: int,
+    state: RunState,
+) -> tuple[str | None, list[str]]:
+    """Chunk ``index``'s output (None if it failed) and its error line (none or one). The
+    supervising parent is told the chunk runs: MLIR crashing the process in it ends only
+    this chunk (the next child gets the crash as the chunk's error, see
+    ``cli_common.chunk_started``); a chunk whose output an earlier child wrote runs
+    silenced."""
+    from .io import Source
+    from .pipeline import PipelineError
+
+    name = args.input if args.input != "-" else "<stdin>"
+    replayed = chunk_replayed(index)
+    crash = chunk_started(index)
+    try:
+        if crash is not None:
+            return None, [f"{name}: error: {crash} (the chunk at line {chunk.first_line})"]
+        with output_silenced() if replayed else contextlib.nullcontext():
+            text = Source(source.name, chunk.text.encode())
+            return _run_one(args, pipeline, printing, text, state), []
+    except PipelineError as err:
+        raise UsageError(str(err)) from None
+    except KeyboardInterrupt:
+        raise
+    except Exception as err:
+        if args.debug and not replayed:
+            traceback.print_exc()
+        return None, [_error_line(err, name)]
+    finally:
+        chunk_started(None)
 
 
 def _finding_lines(

@@ -46,6 +46,8 @@ __all__ = [
     "UsageError",
     "add_check_options",
     "add_version_option",
+    "chunk_replayed",
+    "chunk_started",
     "exit_with_parent",
     "fatal_line",
     "native_stderr_captured",
@@ -53,8 +55,10 @@ __all__ = [
     "on_finish",
     "one_line",
     "one_line_warnings_recorded",
+    "output_silenced",
     "quiet_stdout",
     "run_command",
+    "spooled_stdin",
     "stage",
     "supervise",
     "version",
@@ -265,33 +269,54 @@ def supervise(prog: str) -> None:
     or printer, an LLVM abort in a pass), which no Python code can catch: the parent then
     prints one line, ``FILE: error: MLIR crashed the process (SIGSEGV) while parsing``
     (what the child last told it through :func:`stage`), removes the temporary output the
-    child announced, and exits 1. SIGINT, SIGTERM and SIGHUP are passed on to the child,
-    which dies with the parent (even one killed by SIGKILL)."""
-    global _stage_fd
+    child announced, and exits 1. A crash inside a ``--split-input-file`` chunk (see
+    :func:`chunk_started`) ends only that chunk: the parent forks a new child that goes
+    on from there. SIGINT, SIGTERM and SIGHUP are passed on to the child, which dies with
+    the parent (even one killed by SIGKILL)."""
+    global _stage_fd, _spool
     if not hasattr(os, "fork") or os.environ.get(_NO_SUPERVISOR_ENV):
         return
     parent = os.getpid()
     try:
-        log = tempfile.TemporaryFile()  # no name: shared with the child, gone with both
-        read_end, write_end = os.pipe()
-        with warnings.catch_warnings():  # numpy's BLAS threads: safe, it handles fork
-            warnings.filterwarnings("ignore", ".*multi-threaded.*fork", DeprecationWarning)
-            pid = os.fork()
-    except OSError:  # no processes left: run unsupervised
+        spool = tempfile.TemporaryFile()  # the stdin a resumed child reads again
+    except OSError:
         return
-    if pid == 0:
-        os.close(read_end)
-        _stage_fd = write_end
-        _KEPT.append(log)  # open as long as the child runs
-        watch_native_stderr(log.fileno())
-        exit_with_parent(parent)
-        if "--debug" in sys.argv:  # a crash also prints where Python was
-            import faulthandler
+    while True:
+        try:
+            log = tempfile.TemporaryFile()  # no name: shared with the child, gone with both
+            read_end, write_end = os.pipe()
+            with warnings.catch_warnings():  # numpy's BLAS threads: safe, it handles fork
+                warnings.filterwarnings("ignore", ".*multi-threaded.*fork", DeprecationWarning)
+                pid = os.fork()
+        except OSError:  # no processes left: run unsupervised (or end a resumed run)
+            if not _resumed:
+                return
+            print(f"{prog}: error: cannot go on after a crash: no process left", file=sys.stderr)
+            os._exit(EXIT_FAILURE)
+        if pid == 0:
+            os.close(read_end)
+            _stage_fd, _spool = write_end, spool.fileno()
+            _KEPT.extend((log, spool))  # open as long as the child runs
+            watch_native_stderr(log.fileno())
+            exit_with_parent(parent)
+            if "--debug" in sys.argv:  # a crash also prints where Python was
+                import faulthandler
 
-            faulthandler.enable()
-        return
-    os.close(write_end)
-    os._exit(_wait_for(pid, read_end, prog, log.fileno()))
+                faulthandler.enable()
+            return
+        os.close(write_end)
+        status, told, stopped = _wait_for(pid, read_end)
+        os.close(read_end)
+        if os.WIFEXITED(status):
+            os._exit(os.WEXITSTATUS(status))
+        signum = os.WTERMSIG(status)
+        fatal = fatal_line(_read_fd(log.fileno()))
+        log.close()
+        chunk = told.chunk
+        if stopped or chunk is None or chunk in _resumed or signum in (*_FORWARDED, signal.SIGPIPE):
+            os._exit(_died(signum, told, prog, fatal))
+        _remove(told.temporaries)
+        _resumed[chunk] = _death_message(signum, told, fatal)
 
 
 def stage(
@@ -312,6 +337,67 @@ def stage(
         os.write(_stage_fd, text.encode("utf-8", "replace"))
 
 
+# in a child forked again after a --split-input-file chunk crashed the one before it:
+# chunk index -> what ended it (the error of that chunk, in this child's output)
+_resumed: dict[int, str] = {}
+_spool: int | None = None  # the supervised children's file for the stdin they read
+
+
+def chunk_started(index: int | None) -> str | None:
+    """Tell the supervising parent that ``--split-input-file`` chunk ``index`` runs now
+    (None: none does): if MLIR crashes the process inside it, the parent forks a new child
+    that runs the command again and goes on after it. Returns what ended that chunk in an
+    earlier child (the chunk's error, ``MLIR crashed the process (...) while ...``), or
+    None: then run it. The chunks before the last one that crashed already wrote their
+    output (see :func:`chunk_replayed`)."""
+    if _stage_fd is not None:
+        with contextlib.suppress(OSError):
+            os.write(_stage_fd, f"C\t{'' if index is None else index}\n".encode())
+    return None if index is None else _resumed.get(index)
+
+
+def chunk_replayed(index: int) -> bool:
+    """Whether chunk ``index`` is run again only for what the command sums over the chunks
+    (statistics, timings, ``--verify-diagnostics``): an earlier child already wrote its
+    output and its diagnostics; this run must write none of it."""
+    return bool(_resumed) and index < max(_resumed)
+
+
+def spooled_stdin(read: Callable[[], bytes]) -> bytes:
+    """What ``read()`` (reading stdin) returns, kept for a child that runs the command
+    again after a chunk crashed (stdin is consumed by then): that child gets it back
+    without calling ``read``."""
+    if _spool is None:
+        return read()
+    if _resumed:
+        return os.pread(_spool, os.fstat(_spool).st_size, 0)
+    data = read()
+    with contextlib.suppress(OSError):
+        os.pwrite(_spool, data, 0)
+    return data
+
+
+@contextlib.contextmanager
+def output_silenced() -> Iterator[None]:
+    """Nothing written to stdout or stderr during the block (Python's or native code's)
+    reaches them: for a chunk :func:`chunk_replayed`."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = [os.dup(1), os.dup(2)]
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, 1)
+        os.dup2(null, 2)
+        yield
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        for fd, copy in zip((1, 2), saved, strict=True):
+            os.dup2(copy, fd)
+            os.close(copy)
+        os.close(null)
+
+
 _FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # exits 130, 143, 129
 
 
@@ -320,6 +406,7 @@ class _Told:
 
     def __init__(self) -> None:
         self.file = self.doing = ""
+        self.chunk: int | None = None  # the --split-input-file chunk running
         self.temporaries: set[str] = set()
         self._pending = b""
 
@@ -335,10 +422,18 @@ class _Told:
                 self.temporaries.add(value)
             elif key == "U":
                 self.temporaries.discard(value)
+            elif key == "C":
+                self.chunk = int(value) if value else None
 
 
-def _wait_for(pid: int, read_end: int, prog: str, log: int) -> int:
+def _wait_for(pid: int, read_end: int) -> tuple[int, _Told, bool]:
+    """The child's wait status, what it last told, and whether a stop signal came (passed
+    on to it)."""
+    stopped = False
+
     def forward(signum: int, frame: FrameType | None) -> None:
+        nonlocal stopped
+        stopped = True
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signum)
 
@@ -359,20 +454,17 @@ def _wait_for(pid: int, read_end: int, prog: str, log: int) -> int:
         chunk = os.read(read_end, 1 << 16)
         told.take(chunk)
         pipe_open = bool(chunk)
-    if os.WIFEXITED(status):
-        return os.WEXITSTATUS(status)
-    return _died(os.WTERMSIG(status), told, prog, fatal_line(_read_fd(log)))
+    return status, told, stopped
 
 
-def _died(signum: int, told: _Told, prog: str, fatal: str = "") -> int:
-    """The exit code (and the one line) for a child killed by ``signum``."""
-    for path in told.temporaries:
+def _remove(paths: set[str]) -> None:
+    for path in paths:
         with contextlib.suppress(OSError):
             os.unlink(path)
-    if signum in _FORWARDED:  # stopped, as the command would have been: quietly
-        return 128 + signum
-    if signum == signal.SIGPIPE:  # the reader of stdout went away: quietly
-        return EXIT_FAILURE
+
+
+def _death_message(signum: int, told: _Told, fatal: str = "") -> str:
+    """What killed the child (``signum``), and what it was doing then."""
     try:
         name = signal.Signals(signum).name
     except ValueError:
@@ -382,9 +474,18 @@ def _died(signum: int, told: _Told, prog: str, fatal: str = "") -> int:
         if signum == signal.SIGKILL
         else f"MLIR crashed the process ({name}{': ' if fatal else ''}{fatal})"
     )
-    where = f" while {told.doing}" if told.doing else ""
+    return f"{what} while {told.doing}" if told.doing else what
+
+
+def _died(signum: int, told: _Told, prog: str, fatal: str = "") -> int:
+    """The exit code (and the one line) for a child killed by ``signum``."""
+    _remove(told.temporaries)
+    if signum in _FORWARDED:  # stopped, as the command would have been: quietly
+        return 128 + signum
+    if signum == signal.SIGPIPE:  # the reader of stdout went away: quietly
+        return EXIT_FAILURE
     head = f"{told.file}: error: " if told.file else f"{prog}: error: "
-    print(f"{head}{what}{where}", file=sys.stderr, flush=True)
+    print(f"{head}{_death_message(signum, told, fatal)}", file=sys.stderr, flush=True)
     return EXIT_FAILURE
 
 

@@ -28,6 +28,7 @@ from .cli_common import (
     on_abandon,
     one_line,
     quiet_stdout,
+    spooled_stdin,
     stage,
 )
 from .penguin_sort import parse_allowing_penguin_sorts
@@ -59,9 +60,13 @@ class Source:
     data: bytes
 
 
-def read_source(path: str) -> Source:
+def read_source(path: str, *, chunked: bool = False) -> Source:
+    """The input's bytes (``-``: stdin's). ``chunked``: the command runs it chunk by chunk
+    (``--split-input-file``), so stdin is kept for a child that goes on after a chunk
+    crashed the process (:func:`~penguin_opt.cli_common.spooled_stdin`)."""
     if path == "-":
-        return Source("<stdin>", sys.stdin.buffer.read())
+        read = sys.stdin.buffer.read
+        return Source("<stdin>", spooled_stdin(read) if chunked else read())
     try:
         with open(path, "rb") as f:
             return Source(path, f.read())
