@@ -313,7 +313,12 @@ def supervise(prog: str) -> None:
         fatal = fatal_line(_read_fd(log.fileno()))
         log.close()
         chunk = told.chunk
-        if stopped or chunk is None or chunk in _resumed or signum in (*_FORWARDED, signal.SIGPIPE):
+        if (
+            stopped
+            or signum in (*_FORWARDED, signal.SIGPIPE)
+            or chunk is None
+            or chunk <= max(_resumed, default=-1)  # again, or in a chunk run again: give up
+        ):
             os._exit(_died(signum, told, prog, fatal))
         _remove(told.temporaries)
         _resumed[chunk] = _death_message(signum, told, fatal)
