@@ -317,6 +317,7 @@ def supervise(prog: str) -> None:
             stopped
             or signum in (*_FORWARDED, signal.SIGPIPE)
             or chunk is None
+            or not told.resumable
             or chunk <= max(_resumed, default=-1)  # again, or in a chunk run again: give up
         ):
             os._exit(_died(signum, told, prog, fatal))
@@ -377,8 +378,13 @@ def spooled_stdin(read: Callable[[], bytes]) -> bytes:
     if _resumed:
         return os.pread(_spool, os.fstat(_spool).st_size, 0)
     data = read()
-    with contextlib.suppress(OSError):
-        os.pwrite(_spool, data, 0)
+    try:
+        kept = os.pwrite(_spool, data, 0) == len(data)
+    except OSError:
+        kept = False
+    if not kept and _stage_fd is not None:  # no child can go on after a crash
+        with contextlib.suppress(OSError):
+            os.write(_stage_fd, b"N\t-\n")
     return data
 
 
@@ -412,6 +418,7 @@ class _Told:
     def __init__(self) -> None:
         self.file = self.doing = ""
         self.chunk: int | None = None  # the --split-input-file chunk running
+        self.resumable = True  # a new child can go on after a crash in a chunk
         self.temporaries: set[str] = set()
         self._pending = b""
 
@@ -429,6 +436,8 @@ class _Told:
                 self.temporaries.discard(value)
             elif key == "C":
                 self.chunk = int(value) if value else None
+            elif key == "N":
+                self.resumable = False
 
 
 def _wait_for(pid: int, read_end: int) -> tuple[int, _Told, bool]:
