@@ -800,16 +800,22 @@ func.func @g(%a: tensor<2xf32>) -> tensor<2xf32> {
 ABORTING_NATIVE_PASS = "sdy-basic-propagate"
 
 
-def _native_pass_aborts(src: Path) -> bool:
-    """Whether this jaxlib's pass aborts on ``src`` when run plainly (no penguin-opt)."""
+def _run_native_pass_plainly(src: Path, pass_name: str) -> subprocess.CompletedProcess:
+    """This jaxlib's pass ``pass_name`` run on ``src`` in a process of its own, without
+    penguin-opt (to see whether it kills the process)."""
     code = (
         "import sys; from jaxlib.mlir import ir, passmanager;"
         "from penguin_opt.context import make_context;"
         "ctx = make_context(); m = ir.Module.parse(open(sys.argv[1]).read(), ctx);"
-        f"passmanager.PassManager.parse('builtin.module({ABORTING_NATIVE_PASS})', ctx).run("
+        f"passmanager.PassManager.parse('builtin.module({pass_name})', ctx).run("
         "m.operation)"
     )
-    proc = subprocess.run([sys.executable, "-c", code, src], capture_output=True, cwd=ROOT)
+    return subprocess.run([sys.executable, "-c", code, src], capture_output=True, cwd=ROOT)
+
+
+def _native_pass_aborts(src: Path) -> bool:
+    """Whether this jaxlib's pass aborts on ``src`` when run plainly (no penguin-opt)."""
+    proc = _run_native_pass_plainly(src, ABORTING_NATIVE_PASS)
     return proc.returncode < 0 and b"LLVM ERROR" in proc.stderr
 
 
@@ -888,15 +894,7 @@ def _crashing_chunk(tmp_path: Path) -> tuple[str, str]:
     """A (pass, chunk) of CRASHING_CHUNKS that kills the process in this jaxlib."""
     for pass_name, text in CRASHING_CHUNKS:
         src = write(tmp_path, "probe.mlir", text)
-        code = (
-            "import sys; from jaxlib.mlir import ir, passmanager;"
-            "from penguin_opt.context import make_context;"
-            "ctx = make_context(); m = ir.Module.parse(open(sys.argv[1]).read(), ctx);"
-            f"passmanager.PassManager.parse('builtin.module({pass_name})', ctx).run("
-            "m.operation)"
-        )
-        proc = subprocess.run([sys.executable, "-c", code, src], capture_output=True, cwd=ROOT)
-        if proc.returncode < 0:
+        if _run_native_pass_plainly(src, pass_name).returncode < 0:
             return pass_name, text
     pytest.skip("no chunk of CRASHING_CHUNKS crashes this jaxlib's passes")
 

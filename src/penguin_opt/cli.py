@@ -822,7 +822,9 @@ def _run_chunks(
     for index, chunk in enumerate(chunks):
         state = RunState()
         replayed = chunk_replayed(index)  # its output is out: run for the sums only
-        output, rendered = _run_chunk(args, pipeline, printing, source, chunk, index, state)
+        output, rendered = _run_chunk(
+            args, pipeline, printing, source, name, chunk, index, replayed, state
+        )
         failed |= bool(rendered)
         findings, refused = _finding_lines(args, state, name)
         not_ready |= refused
@@ -875,20 +877,20 @@ def _run_chunk(
     pipeline: Pipeline | None,
     printing: IRPrinting,
     source: Source,
+    name: str,
     chunk: Chunk,
     index: int,
+    replayed: bool,
     state: RunState,
 ) -> tuple[str | None, list[str]]:
     """Chunk ``index``'s output (None if it failed) and its error line (none or one). The
     supervising parent is told the chunk runs: MLIR crashing the process in it ends only
     this chunk (the next child gets the crash as the chunk's error, see
-    ``cli_common.chunk_started``); a chunk whose output an earlier child wrote runs
-    silenced."""
+    ``cli_common.chunk_started``); a chunk ``replayed`` (its output written by an
+    earlier child) runs silenced."""
     from .io import Source
     from .pipeline import PipelineError
 
-    name = args.input if args.input != "-" else "<stdin>"
-    replayed = chunk_replayed(index)
     crash = chunk_started(index)
     try:
         if crash is not None:
