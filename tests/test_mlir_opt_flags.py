@@ -394,3 +394,92 @@ def test_disable_threading_runs_mlir_single_threaded(monkeypatch, tmp_path, flag
         assert threads == [1]
     else:
         assert threads[0] >= 1
+
+
+# mlir-opt's expectation syntax beyond plain `expected-error {{text}}`: each chunk holds
+# only what MLIR's own SourceMgrDiagnosticVerifierHandler accepts.
+EXPECTATIONS_AS_MLIR_OPT = """\
+func.func @regex_expectation(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error-re@+1 {{result #{{[0-9]+}} must be {{.*}}, but got 'tensor<4xi1>'}}
+  %0 = "stablehlo.abs"(%arg0) : (tensor<4xf32>) -> tensor<4xi1>
+  return %arg0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @below_designator(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error@below {{requires the same shape for all operands and results}}
+  %0 = "stablehlo.add"(%arg0, %arg0) : (tensor<4xf32>, tensor<4xf32>) -> tensor<5xf32>
+  return %arg0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @above_designator(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = "stablehlo.add"(%arg0, %arg0) : (tensor<4xf32>, tensor<4xf32>) -> tensor<5xf32>
+  // expected-error@above {{requires the same shape}}
+  return %arg0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @note_of_an_error(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.abs %arg0 : tensor<4xf32>
+  // expected-note@-1 {{previously defined here}}
+  // expected-error@+1 {{redefinition of SSA value '%0'}}
+  %0 = stablehlo.abs %arg0 : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// expected-error@unknown {{but got 'tensor<4xi1>'}}
+func.func @unknown_location(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = "stablehlo.abs"(%arg0) : (tensor<4xf32>) -> tensor<4xi1> loc(unknown)
+  return %arg0 : tensor<4xf32>
+}
+"""
+
+
+def test_verify_diagnostics_takes_mlir_opts_expectation_syntax(tmp_path):
+    """-re, @below, @above, @unknown and expected-note, each as mlir-opt matches them."""
+    src = tmp_path / "syntax.mlir"
+    src.write_text(EXPECTATIONS_AS_MLIR_OPT)
+    proc = run(src, "--split-input-file", "--verify-diagnostics")
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert not proc.stderr
+
+
+def test_verify_diagnostics_reports_as_mlir_opt_does(tmp_path):
+    """Each problem is one line at the expectation's own line and column (an unexpected
+    diagnostic: at its location), in mlir-opt's words."""
+    src = tmp_path / "wrong.mlir"
+    src.write_text(
+        "func.func @wrong_severity(%arg0: tensor<4xf32>) -> tensor<4xf32> {\n"
+        "  // expected-warning@+1 {{must be}}\n"
+        '  %0 = "stablehlo.abs"(%arg0) : (tensor<4xf32>) -> tensor<4xi1>\n'
+        "  return %arg0 : tensor<4xf32>\n}\n"
+        "// -----\n"
+        "func.func @bad_regex(%arg0: tensor<4xf32>) -> tensor<4xf32> {\n"
+        "    // expected-error-re {{a {{[}}}}\n"
+        "  // expected-remark {{never emitted}}\n"
+        "  return %arg0 : tensor<4xf32>\n}\n"
+    )
+    proc = run(src, "--split-input-file", "--verify-diagnostics")
+    assert proc.returncode == 1
+    lines = proc.stderr.decode().splitlines()
+    assert len(lines) == 4, lines
+    assert lines[0] == f"{src}:2:6: error: 'error' diagnostic emitted when expecting a 'warning'"
+    assert lines[1] == f'{src}:2:6: error: expected warning "must be" was not produced'
+    assert lines[2].startswith(f"{src}:8:8: error: invalid regex: ")  # Python's words follow
+    assert lines[3] == f'{src}:9:6: error: expected remark "never emitted" was not produced'
+    # An unexpected diagnostic: at its own location.
+    src.write_text(src.read_text().replace("// expected-warning@+1 {{must be}}", ""))
+    proc = run(src, "--split-input-file", "--verify-diagnostics=only-expected")
+    assert "unexpected" not in proc.stderr.decode()
+    proc = run(src, "--split-input-file", "--verify-diagnostics")
+    assert (
+        proc.stderr.decode()
+        .splitlines()[0]
+        .startswith(f"{src}:3:8: error: unexpected error: 'stablehlo.abs' op result #0 must be")
+    )

@@ -772,6 +772,20 @@ def _report_timing(args: argparse.Namespace, state: RunState) -> None:
         print_timing(state.timings)
 
 
+def _error_lines(err: BaseException, name: str, *, verifying: bool) -> list[str]:
+    """``err`` as one line; under ``--verify-diagnostics`` MLIR's every error and note,
+    each on its line (what the expectations are checked against)."""
+    from jaxlib.mlir import ir
+
+    from .io import InputError, mlir_diagnostic_lines
+
+    if verifying and isinstance(err, InputError):
+        return err.diagnostic_lines
+    if verifying and isinstance(err, ir.MLIRError):
+        return mlir_diagnostic_lines(err, name)
+    return [_error_line(err, name)]
+
+
 def _error_line(err: BaseException, name: str) -> str:
     from jaxlib.mlir import ir
 
@@ -883,7 +897,7 @@ def _run_chunk(
     replayed: bool,
     state: RunState,
 ) -> tuple[str | None, list[str]]:
-    """Chunk ``index``'s output (None if it failed) and its error line (none or one). The
+    """Chunk ``index``'s output (None if it failed) and its error lines (none if it ran). The
     supervising parent is told the chunk runs: MLIR crashing the process in it ends only
     this chunk (the next child gets the crash as the chunk's error, see
     ``cli_common.chunk_started``); a chunk ``replayed`` (its output written by an
@@ -905,7 +919,7 @@ def _run_chunk(
     except Exception as err:
         if args.debug and not replayed:
             traceback.print_exc()
-        return None, [_error_line(err, name)]
+        return None, _error_lines(err, name, verifying=bool(args.verify_diagnostics))
     finally:
         chunk_started(None)
 

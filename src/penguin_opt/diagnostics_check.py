@@ -1,18 +1,43 @@
 """``--split-input-file`` and ``--verify-diagnostics``, as in mlir-opt.
 
 Chunks are separated by lines ``// -----``; each chunk is parsed on its own but keeps the
-line numbers of the whole file. ``// expected-error {{text}}`` (also -warning, -remark)
-expects a diagnostic containing ``text`` on its own line, ``@+N``/``@-N`` lines away.
+line numbers of the whole file. The expectations are MLIR's
+(``SourceMgrDiagnosticVerifierHandler``): ``// expected-error {{text}}`` (also
+``-warning``, ``-remark``, ``-note``) expects a diagnostic of that severity whose message
+contains ``text``, on the comment's own line, or ``@+N``/``@-N`` lines away, ``@above``
+(the last line that is not an expectation), ``@below`` (the next such line) or
+``@unknown`` (a diagnostic without a location). ``expected-error-re {{a {{[0-9]+}} b}}``
+matches the ``{{...}}`` parts inside the text as regular expressions.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 DEFAULT_MARKER = "// -----"
-_EXPECTED = re.compile(r"expected-(error|warning|remark)\s*(@[+-]\d+)?\s*\{\{(.*?)\}\}")
-_DIAG_LINE = re.compile(r"^(.*?):(\d+):(\d+): (error|warning|remark): (.*)$")
+# MLIR's own pattern, matched against each line without its trailing whitespace; the
+# text is everything between the first ``{{`` and the ``}}`` ending the line.
+_EXPECTED = re.compile(
+    r"expected-(error|note|remark|warning)(-re)? *(@([+-][0-9]+|above|below|unknown))? *"
+    r"\{\{(.*)\}\}$"
+)
+# A rendered diagnostic: ``file:line:col: severity: message`` (or ``file: severity:`` for
+# one without a position).
+_DIAG_LINE = re.compile(r"^(.*?):(\d+):(\d+): (error|warning|remark|note): (.*)$")
+_NO_POSITION = re.compile(r"^(.*?): (error|warning|remark|note): (.*)$")
+# POSIX bracket classes of LLVM's regular expressions, in Python's spelling.
+_POSIX_CLASSES = {
+    "alnum": "a-zA-Z0-9",
+    "alpha": "a-zA-Z",
+    "blank": " \\t",
+    "digit": "0-9",
+    "lower": "a-z",
+    "space": " \\t\\n\\r\\f\\v",
+    "upper": "A-Z",
+    "xdigit": "0-9A-Fa-f",
+    "punct": re.escape("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"),
+}
 
 
 @dataclass
@@ -35,55 +60,145 @@ def split_chunks(text: str, marker: str = DEFAULT_MARKER) -> list[Chunk]:
     return chunks
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class Expected:
+    """One ``expected-*`` comment: what it expects, and where the comment is (``at``:
+    line and column of its ``expected-``, where mlir-opt reports it)."""
+
     severity: str
-    line: int
+    line: int | None  # the line the diagnostic must be on; None: @unknown (no location)
     text: str
+    at: tuple[int, int]
+    pattern: re.Pattern[str] | None = None  # -re: the text as a regular expression
+    error: str | None = None  # why the comment is malformed (an -re with a bad regex)
+    matched: bool = field(default=False, compare=False)
+
+    def match(self, message: str) -> bool:
+        if self.pattern is not None:
+            return self.pattern.search(message) is not None
+        return self.text in message
+
+
+def _regex(text: str) -> re.Pattern[str]:
+    """An ``-re`` text as one regular expression: the parts outside ``{{...}}`` literal,
+    those inside as written (LLVM's POSIX syntax, its bracket classes translated).
+    Raises ValueError with mlir-opt's words for a malformed one."""
+    parts, rest = [], text
+    while rest:
+        start = rest.find("{{")
+        if start < 0:
+            parts.append(re.escape(rest))
+            break
+        parts.append(re.escape(rest[:start]))
+        rest = rest[start + 2 :]
+        end = rest.find("}}")
+        if end < 0:
+            raise ValueError("found start of regex with no end '}}'")
+        inner = re.sub(
+            r"\[:([a-z]+):\]", lambda m: _POSIX_CLASSES.get(m.group(1), m.group(0)), rest[:end]
+        )
+        try:
+            re.compile(inner)
+        except re.error as err:
+            raise ValueError(f"invalid regex: {err}") from None
+        parts.append(f"({inner})")
+        rest = rest[end + 2 :]
+    return re.compile("".join(parts))
 
 
 def expectations(text: str) -> list[Expected]:
-    found = []
-    for number, line in enumerate(text.split("\n"), start=1):
-        for m in _EXPECTED.finditer(line):
-            offset = int(m.group(2)[1:]) if m.group(2) else 0
-            found.append(Expected(m.group(1), number + offset, m.group(3)))
+    """The ``expected-*`` comments of ``text``, in order."""
+    found: list[Expected] = []
+    below: list[Expected] = []  # waiting for the next line that is not an expectation
+    last_plain = 0  # the last line (0-based) that is not an expectation
+    lines = text.split("\n")
+    for number, line in enumerate(lines):
+        m = _EXPECTED.search(line.rstrip())
+        if m is None:
+            for e in below:
+                e.line = number + 1
+            below.clear()
+            last_plain = number
+            continue
+        severity, regex, _, where, body = m.groups()
+        e = Expected(severity, number + 1, body, (number + 1, m.start() + 1))
+        if regex:
+            try:
+                e.pattern = _regex(body)
+            except ValueError as err:
+                e.error = str(err)
+        if where is None:
+            pass
+        elif where[0] in "+-":
+            e.line += int(where)
+        elif where == "unknown":
+            e.line = None
+        elif where == "above":
+            e.line = last_plain + 1
+        else:  # below: the next plain line (the file's last line if none follows)
+            e.line = len(lines)
+            below.append(e)
+        found.append(e)
     return found
+
+
+def _parsed(line: str, file_name: str) -> tuple[str, int | None, str, str] | None:
+    """(position text, line, severity, message) of a rendered diagnostic of
+    ``file_name`` (line None: no position); None for a line of another form or a position
+    in another file."""
+    m = _DIAG_LINE.match(line)
+    if m is not None:
+        file, lineno, col, severity, message = m.groups()
+        if file != file_name:
+            return None
+        return f"{file}:{lineno}:{col}", int(lineno), severity, message
+    m = _NO_POSITION.match(line)
+    if m is not None and m.group(1) == file_name:
+        return file_name, None, m.group(2), m.group(3)
+    return None
 
 
 def verify(
     rendered: list[str], expected: list[Expected], file_name: str, *, only_expected: bool = False
 ) -> list[str]:
-    """Problems (one line each) between emitted diagnostics and the expectations: an
-    expectation not produced, and (unless ``only_expected``, mlir-opt's
-    ``--verify-diagnostics=only-expected``) a diagnostic of any severity not expected."""
-    problems = []
-    remaining = list(expected)
+    """Problems (one line each) between emitted diagnostics and the expectations, as
+    mlir-opt reports them: a malformed expectation, an expectation not produced, a
+    diagnostic whose text an expectation of another severity on its line wanted, and
+    (unless ``only_expected``, mlir-opt's ``--verify-diagnostics=only-expected``) a
+    diagnostic of any severity not expected. An expectation may match several
+    diagnostics."""
+    problems = [f"{file_name}:{e.at[0]}:{e.at[1]}: error: {e.error}" for e in expected if e.error]
+    usable = [e for e in expected if not e.error]
     for line in rendered:
-        m = _DIAG_LINE.match(line)
-        if not m:
+        parsed = _parsed(line, file_name)
+        if parsed is None:
             if not only_expected:
-                problems.append(
-                    f"{file_name}: error: unexpected diagnostic without location: {line}"
-                )
+                problems.append(f"{file_name}: error: unexpected diagnostic: {line}")
             continue
-        _, lineno, _, severity, message = m.groups()
-        hit = next(
-            (
-                e
-                for e in remaining
-                if e.severity == severity and e.line == int(lineno) and e.text in message
-            ),
-            None,
-        )
-        if hit is not None:
-            remaining.remove(hit)
-        elif not only_expected:
-            problems.append(f"{file_name}:{lineno}: error: unexpected {severity}: {message}")
-    for e in remaining:
-        problems.append(
-            f'{file_name}:{e.line}: error: expected {e.severity} "{e.text}" was not produced'
-        )
+        where, lineno, severity, message = parsed
+        near = None
+        for e in usable:
+            if e.line == lineno and e.match(message):
+                if e.severity == severity:
+                    e.matched = True
+                    break
+                near = e
+        else:
+            if only_expected:
+                continue
+            if near is not None:
+                problems.append(
+                    f"{file_name}:{near.at[0]}:{near.at[1]}: error: '{severity}' diagnostic"
+                    f" emitted when expecting a '{near.severity}'"
+                )
+            else:
+                problems.append(f"{where}: error: unexpected {severity}: {message}")
+    for e in usable:
+        if not e.matched:
+            problems.append(
+                f"{file_name}:{e.at[0]}:{e.at[1]}: error: expected {e.severity}"
+                f' "{e.text}" was not produced'
+            )
     return problems
 
 

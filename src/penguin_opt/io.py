@@ -37,7 +37,17 @@ MLIR_BYTECODE_MAGIC = b"ML\xefR"
 
 
 class InputError(Exception):
-    """The input cannot be read as a program; the message is one line, with a location."""
+    """The input cannot be read as a program; the message is one line, with a location.
+    ``diagnostic_lines``: MLIR's every diagnostic behind it, one line each (what
+    ``--verify-diagnostics`` checks), when MLIR's parser or verifier refused it."""
+
+    def __init__(self, message: str, diagnostic_lines: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.diagnostic_lines = diagnostic_lines or [message]
+
+
+def _refused_by_mlir(err: ir.MLIRError, name: str) -> InputError:
+    return InputError(format_mlir_error(err, name), mlir_diagnostic_lines(err, name))
 
 
 class InputNotFoundError(InputError, FileNotFoundError):
@@ -88,6 +98,23 @@ def format_mlir_error(err: ir.MLIRError, default: str) -> str:
     notes = [one_line(n.message) for n in getattr(diag, "notes", [])]
     extra = f" (note: {notes[0]})" if notes else ""
     return f"{where}: error: {message}{extra}"
+
+
+def mlir_diagnostic_lines(err: ir.MLIRError, default: str) -> list[str]:
+    """Every error diagnostic of ``err`` and each of its notes, one line each, as
+    ``--verify-diagnostics`` checks them (MLIR's "see current operation" notes left out:
+    mlir-opt does not print the op on a diagnostic when it verifies diagnostics)."""
+    diagnostics = list(getattr(err, "error_diagnostics", []) or [])
+    if not diagnostics:
+        return [format_mlir_error(err, default)]
+    lines = []
+    for diag in diagnostics:
+        lines.append(f"{_where(diag.location, default)}: error: {one_line(diag.message)}")
+        for note in getattr(diag, "notes", []):
+            text = one_line(note.message)
+            if not text.startswith("see current operation:"):
+                lines.append(f"{_where(note.location, default)}: note: {text}")
+    return lines
 
 
 def _where(loc: ir.Location, default: str) -> str:
@@ -187,7 +214,7 @@ def parse_source(source: Source) -> ir.Operation:
     try:
         return _as_module(parse_allowing_penguin_sorts(text, source.name), source)
     except ir.MLIRError as err:
-        raise InputError(format_mlir_error(err, source.name)) from None
+        raise _refused_by_mlir(err, source.name) from None
     except (ValueError, MemoryError, RuntimeError) as err:  # the parser's own limits
         raise InputError(_parser_failure(err, source.name)) from None
 
@@ -222,7 +249,7 @@ def _parse_bytecode(source: Source) -> ir.Operation:
     try:
         return _as_module(parse_allowing_penguin_sorts(source.data, source.name), source)
     except ir.MLIRError as err:
-        raise InputError(format_mlir_error(err, source.name)) from None
+        raise _refused_by_mlir(err, source.name) from None
     except (ValueError, MemoryError, RuntimeError) as err:  # the parser's own limits
         raise InputError(_parser_failure(err, source.name)) from None
 
