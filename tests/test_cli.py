@@ -114,6 +114,8 @@ def test_pass_error_writes_nothing(tmp_path):
             "expects an integer",
         ),
         (["--no-such-flag"], "unrecognized arguments"),
+        # One dash and the letter of -h: an unknown long option, not -h with a value.
+        (["-hlo-no-such-pass"], "unrecognized arguments: -hlo-no-such-pass"),
         (["-p", " "], "empty pipeline"),
         (["-p", "inline,,cse"], "empty pass name in pipeline 'inline,,cse'"),  # as MLIR's
         (["--pass-pipeline", "builtin.module(cse,)"], "empty pass name"),

@@ -483,3 +483,29 @@ def test_verify_diagnostics_reports_as_mlir_opt_does(tmp_path):
         .splitlines()[0]
         .startswith(f"{src}:3:8: error: unexpected error: 'stablehlo.abs' op result #0 must be")
     )
+
+
+def test_print_local_scope_writes_locations_where_they_are_used(tmp_path):
+    """--mlir-print-local-scope, as mlir-opt: no #loc aliases, each location inline; also
+    in the IR dumps."""
+    src = tmp_path / "loc.mlir"
+    src.write_text(
+        '#named = loc("model.py":3:7)\n'
+        "func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {\n"
+        "  %0 = stablehlo.abs %arg0 : tensor<4xf32> loc(#named)\n"
+        "  return %0 : tensor<4xf32>\n}\n"
+    )
+    aliased = run(src, "--mlir-print-debuginfo").stdout.decode()
+    assert re.search(r"^#loc\d* = loc\(", aliased, re.M), aliased
+    proc = run(
+        src,
+        "-p",
+        "cse",
+        "-mlir-print-debuginfo",
+        "-mlir-print-local-scope",
+        "--mlir-print-ir-after-all",
+    )
+    assert proc.returncode == 0, proc.stderr
+    for text in (proc.stdout.decode(), proc.stderr.decode()):
+        assert 'stablehlo.abs %arg0 : tensor<4xf32> loc("model.py":3:7)' in text, text
+        assert not re.search(r"^#loc", text, re.M), text

@@ -118,6 +118,10 @@ def build_parser() -> Parser:
     )
     p.add_flag("--mlir-print-op-generic", "print MLIR's generic op form")
     p.add_flag("--mlir-print-debuginfo", "print locations")
+    p.add_flag(
+        "--mlir-print-local-scope",
+        "print attributes, types and locations where they are used, without aliases",
+    )
     p.add_flag("--mlir-disable-threading", "run MLIR single-threaded (its verifier and passes)")
     p.add_argument(
         "--mlir-elide-elementsattrs-if-larger",
@@ -334,6 +338,7 @@ def _printing(args: argparse.Namespace) -> IRPrinting:
         after=names(args.mlir_print_ir_after),
         generic=args.mlir_print_op_generic,
         debug_info=args.mlir_print_debuginfo,
+        local_scope=args.mlir_print_local_scope,
         elide_elements_limit=limit,
     )
 
@@ -684,6 +689,7 @@ def _render(
         generic=args.mlir_print_op_generic,
         debug_info=args.mlir_print_debuginfo,
         large_elements_limit=args.mlir_elide_elementsattrs_if_larger,
+        local_scope=args.mlir_print_local_scope,
         name=name,
         as_bytes=as_bytes,
     )

@@ -744,6 +744,9 @@ class Parser(argparse.ArgumentParser):
                 candidate = "-" + arg
                 if candidate.split("=", 1)[0] in longs:
                     arg = candidate
+                elif getattr(self._option_string_actions.get(arg[:2]), "nargs", None) == 0:
+                    # An unknown long option after one dash, not -h with a value.
+                    self.error(f"unrecognized arguments: {arg}")
             if arg in self._bare_values:
                 arg = f"{arg}={self._bare_values[arg]}"
             out.append(arg)

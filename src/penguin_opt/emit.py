@@ -80,6 +80,7 @@ def render(
     generic: bool = False,
     debug_info: bool = False,
     large_elements_limit: int | None = None,
+    local_scope: bool = False,
     name: str = "-",
     as_bytes: bool = False,
 ) -> str | bytes:
@@ -87,11 +88,11 @@ def render(
     :data:`EMIT_KINDS`: ``str``, or ``bytes`` for :data:`BINARY_KINDS` (``as_bytes``:
     bytes for every kind, the text kinds in UTF-8, as a file gets them).
 
-    ``generic``, ``debug_info`` and ``large_elements_limit`` shape MLIR text (``mlir``,
-    ``executable``; elided constants do not read back); the HLO kinds ignore them (XLA
-    keeps the ops' locations as op metadata). ``name``: what an error calls the input when
-    the op at fault has no location. Raises :class:`EmitError`, or ValueError for an
-    unknown ``kind``; ``module`` is never changed."""
+    ``generic``, ``debug_info``, ``large_elements_limit`` and ``local_scope`` shape MLIR
+    text (``mlir``, ``executable``; elided constants do not read back); the HLO kinds
+    ignore them (XLA keeps the ops' locations as op metadata). ``name``: what an error
+    calls the input when the op at fault has no location. Raises :class:`EmitError`, or
+    ValueError for an unknown ``kind``; ``module`` is never changed."""
     if kind not in EMIT_KINDS:
         raise ValueError(f"unknown output kind '{kind}' ({', '.join(EMIT_KINDS)})")
     module = module.operation
@@ -102,6 +103,7 @@ def render(
                 generic=generic,
                 debug_info=debug_info,
                 large_elements_limit=large_elements_limit,
+                local_scope=local_scope,
                 binary=as_bytes,
             )
         if kind == "bytecode":
@@ -114,6 +116,7 @@ def render(
                     generic=generic,
                     debug_info=debug_info,
                     large_elements_limit=large_elements_limit,
+                    local_scope=local_scope,
                     binary=as_bytes,
                 )
             hlo = _hlo(program, kind, name)

@@ -335,11 +335,14 @@ def module_text(
     debug_info: bool = False,
     large_elements_limit: int | None = None,
     binary: bool = False,
+    local_scope: bool = False,
 ) -> str | bytes:
     """The module as MLIR text (penguin-form sorts print in generic form). The whole module
     prints in generic form when the pretty form would not parse back (see
     ``_pretty_form_is_lossy``). ``large_elements_limit``: elide constants with more
     elements (``--mlir-elide-elementsattrs-if-larger``; such text does not read back).
+    ``local_scope``: attributes, types and locations written where they are used, not as
+    aliases at the top (``--mlir-print-local-scope``).
     ``binary``: the text as UTF-8 bytes, what a file gets. Printed as bytes either way
     (the printer's chunks are not decoded one by one: a quarter less time for a 10 MB
     module), then decoded in one go; :class:`UnprintableModuleError` if they are not
@@ -351,6 +354,7 @@ def module_text(
         assume_verified=True,
         enable_debug_info=debug_info,
         large_elements_limit=large_elements_limit,
+        use_local_scope=local_scope,
     )
     try:
         text = data.decode()

@@ -146,6 +146,7 @@ class IRPrinting:
     after: frozenset[str] = frozenset()
     generic: bool = False
     debug_info: bool = False
+    local_scope: bool = False  # --mlir-print-local-scope
     elide_elements_limit: int | None = None
 
     def wants_before(self, el: Element) -> bool:
@@ -166,6 +167,7 @@ class IRPrinting:
             generic=self.generic,
             debug_info=self.debug_info,
             large_elements_limit=self.elide_elements_limit,
+            local_scope=self.local_scope,
         )
         out.write(f"// -----// IR Dump {when} {el.display_name} ({el.label}) //----- //\n")
         out.write(text if text.endswith("\n") else text + "\n")
