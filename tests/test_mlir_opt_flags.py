@@ -509,3 +509,18 @@ def test_print_local_scope_writes_locations_where_they_are_used(tmp_path):
     for text in (proc.stdout.decode(), proc.stderr.decode()):
         assert 'stablehlo.abs %arg0 : tensor<4xf32> loc("model.py":3:7)' in text, text
         assert not re.search(r"^#loc", text, re.M), text
+
+
+def test_a_blank_chunk_is_an_empty_module(tmp_path):
+    """A marker at the end of a file (or two in a row) leaves a blank chunk: mlir-opt
+    prints an empty module for it; a whole input that is blank stays an error."""
+    src = tmp_path / "trailing.mlir"
+    src.write_text("func.func @f() {\n  return\n}\n// -----\n\n")
+    proc = run(src, "--split-input-file")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.decode().split("// -----\n")[1] == "module {\n}\n"
+    blank = tmp_path / "blank.mlir"
+    blank.write_text("\n\n")
+    proc = run(blank, "--split-input-file")
+    assert proc.returncode == 1
+    assert proc.stderr.decode().strip() == f"{blank}: error: the input is empty"

@@ -840,6 +840,10 @@ def _run_chunks(
     outputs, failed, problems, not_ready = [], False, [], False
     total = RunState()
     for index, chunk in enumerate(chunks):
+        if len(chunks) > 1 and (not chunk.text or chunk.text.isspace()):
+            # A blank chunk (a marker at the end, two in a row) is an empty module, as in
+            # mlir-opt; only a whole input that is blank is refused.
+            chunk = dc.Chunk(chunk.text + "module {\n}\n", chunk.first_line)
         state = RunState()
         replayed = chunk_replayed(index)  # its output is out: run for the sums only
         output, rendered = _run_chunk(
