@@ -524,3 +524,24 @@ def test_a_blank_chunk_is_an_empty_module(tmp_path):
     proc = run(blank, "--split-input-file")
     assert proc.returncode == 1
     assert proc.stderr.decode().strip() == f"{blank}: error: the input is empty"
+
+
+def test_verify_diagnostics_matches_line_zero_of_an_implicit_module(tmp_path):
+    """A diagnostic on the module MLIR wraps the input in is at line 0 of the file; an
+    expectation ``@-N`` pointing there matches it (upstream's vhlo_to_version tests)."""
+    src = tmp_path / "nomain.mlir"
+    src.write_text(
+        "// expected-error@-1 {{cannot find the main function}}\n"
+        "func.func @f(%arg0: tensor<4xf32>) -> tensor<4xf32> {\n"
+        "  return %arg0 : tensor<4xf32>\n}\n"
+        "func.func @g(%arg0: tensor<4xf32>) -> tensor<4xf32> {\n"
+        "  return %arg0 : tensor<4xf32>\n}\n"
+    )
+    proc = run(src, "-p", "stablehlo-canonicalize-for-penguin", "--verify-diagnostics")
+    assert proc.returncode == 0, proc.stderr.decode()
+    src.write_text(src.read_text().replace("@-1", "@+1"))
+    proc = run(src, "-p", "stablehlo-canonicalize-for-penguin", "--verify-diagnostics")
+    assert proc.returncode == 1
+    assert f"{src}: error: unexpected error: stablehlo-canonicalize-for-penguin: cannot" in (
+        proc.stderr.decode()
+    )

@@ -178,7 +178,8 @@ def verify(
         where, lineno, severity, message = parsed
         near = None
         for e in usable:
-            if e.line == lineno and e.match(message):
+            # No position: an unknown location, or line 0 (an implicit module's).
+            if (e.line == lineno or (lineno is None and e.line == 0)) and e.match(message):
                 if e.severity == severity:
                     e.matched = True
                     break
