@@ -545,3 +545,22 @@ def test_verify_diagnostics_matches_line_zero_of_an_implicit_module(tmp_path):
     assert f"{src}: error: unexpected error: stablehlo-canonicalize-for-penguin: cannot" in (
         proc.stderr.decode()
     )
+
+
+def test_debuginfo_names_the_input_file(tmp_path):
+    """--mlir-print-debuginfo on text without a ``module`` around it: the locations are
+    the file's (``<stdin>`` for stdin), as mlir-opt prints them, in the output and the IR
+    dumps; an odd file name is escaped as MLIR escapes strings and reads back."""
+    body = "func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {\n  return %arg0 : tensor<4xf32>\n}\n"
+    src = tmp_path / 'we"ird\\name.mlir'
+    src.write_text(body)
+    escaped = str(src).replace("\\", "\\\\").replace('"', "\\22")
+    proc = run(src, "-p", "cse", "--mlir-print-debuginfo", "--mlir-print-ir-after-all")
+    assert proc.returncode == 0, proc.stderr
+    for text in (proc.stdout.decode(), proc.stderr.decode()):
+        assert f'loc("{escaped}":1:17)' in text, text
+        assert 'loc("-"' not in text, text
+    again = run("-", "--mlir-print-debuginfo", stdin=proc.stdout)
+    assert again.stdout == proc.stdout, again.stderr  # the escaped name reads back
+    piped = run("-", "--mlir-print-debuginfo", stdin=body.encode())
+    assert 'loc("<stdin>":1:17)' in piped.stdout.decode(), piped.stdout

@@ -12,6 +12,7 @@ checkable (no output file is written in either case); with ``--penguin-readiness
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import re
 import stat
@@ -395,6 +396,7 @@ def _main(argv: list[str]) -> int:
         _check_pass_names(pipeline, printing)
 
     name = args.input if args.input != "-" else "<stdin>"
+    printing = dataclasses.replace(printing, source_name=name)
     chunked = args.split_input_file is not None or bool(args.verify_diagnostics)
     parse_start = time.perf_counter()
     try:

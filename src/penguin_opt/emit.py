@@ -105,6 +105,7 @@ def render(
                 large_elements_limit=large_elements_limit,
                 local_scope=local_scope,
                 binary=as_bytes,
+                source_name=name,
             )
         if kind == "bytecode":
             return module_bytecode(module)
@@ -118,6 +119,7 @@ def render(
                     large_elements_limit=large_elements_limit,
                     local_scope=local_scope,
                     binary=as_bytes,
+                    source_name=name,
                 )
             hlo = _hlo(program, kind, name)
             return hlo.encode() if as_bytes and isinstance(hlo, str) else hlo

@@ -336,13 +336,16 @@ def module_text(
     large_elements_limit: int | None = None,
     binary: bool = False,
     local_scope: bool = False,
+    source_name: str | None = None,
 ) -> str | bytes:
     """The module as MLIR text (penguin-form sorts print in generic form). The whole module
     prints in generic form when the pretty form would not parse back (see
     ``_pretty_form_is_lossy``). ``large_elements_limit``: elide constants with more
     elements (``--mlir-elide-elementsattrs-if-larger``; such text does not read back).
     ``local_scope``: attributes, types and locations written where they are used, not as
-    aliases at the top (``--mlir-print-local-scope``).
+    aliases at the top (``--mlir-print-local-scope``). ``source_name``: the input's name,
+    written for the buffer name ``-`` that MLIR gives the text of an input without a
+    ``module`` around it (as mlir-opt names its locations after the file).
     ``binary``: the text as UTF-8 bytes, what a file gets. Printed as bytes either way
     (the printer's chunks are not decoded one by one: a quarter less time for a 10 MB
     module), then decoded in one go; :class:`UnprintableModuleError` if they are not
@@ -356,6 +359,8 @@ def module_text(
         large_elements_limit=large_elements_limit,
         use_local_scope=local_scope,
     )
+    if debug_info and source_name not in (None, "-"):
+        data = data.replace(b'loc("-":', b"loc(" + _mlir_string(source_name) + b":")
     try:
         text = data.decode()
     except UnicodeDecodeError as err:
@@ -364,6 +369,21 @@ def module_text(
             "(an attribute holding raw bytes?); no text of it would read back"
         ) from None
     return data if binary else text
+
+
+def _mlir_string(text: str) -> bytes:
+    """``text`` as an MLIR string literal, escaped as MLIR prints one (LLVM's
+    ``printEscapedString``: ``\\`` for a backslash, ``\\XX`` for a quote or a byte that
+    is not printable ASCII)."""
+    out = bytearray(b'"')
+    for byte in text.encode():
+        if byte == 0x5C:
+            out += b"\\\\"
+        elif byte == 0x22 or not 0x20 <= byte < 0x7F:
+            out += b"\\%02X" % byte
+        else:
+            out.append(byte)
+    return bytes(out + b'"')
 
 
 class UnprintableModuleError(Exception):

@@ -147,6 +147,7 @@ class IRPrinting:
     generic: bool = False
     debug_info: bool = False
     local_scope: bool = False  # --mlir-print-local-scope
+    source_name: str | None = None  # the input's name, for the locations of its text
     elide_elements_limit: int | None = None
 
     def wants_before(self, el: Element) -> bool:
@@ -168,6 +169,7 @@ class IRPrinting:
             debug_info=self.debug_info,
             large_elements_limit=self.elide_elements_limit,
             local_scope=self.local_scope,
+            source_name=self.source_name,
         )
         out.write(f"// -----// IR Dump {when} {el.display_name} ({el.label}) //----- //\n")
         out.write(text if text.endswith("\n") else text + "\n")
