@@ -625,6 +625,10 @@ def _diag_reason(err) -> str:
     return re.sub(r"tensor<[^>]*>", "tensor<...>", msg)[:100]
 
 
+# Seconds an oracle may take on one program of the sweep (the checker's default is 600):
+# test suites hold programs that never end (stablehlo's verify_while.mlir loops forever).
+ORACLE_TIMEOUT = 60.0
+
 # The size of every dynamic dimension of an entry's arguments in the sweep's random inputs
 # (the programs are specialized to it, see equivalence._specialize).
 DYNAMIC_DIM_SIZE = 3
@@ -658,6 +662,7 @@ def _check_entry(
                 atol=atol,
                 oracle=oracle,
                 dynamic_dim_size=DYNAMIC_DIM_SIZE,
+                timeout=ORACLE_TIMEOUT,
             )
 
         if oracle == "xla":  # XLA compiles the two programs differently: no bitwise
@@ -714,15 +719,22 @@ def _expectations_hold(
         return False
     oracle = pick_oracle(actual)
     if exact:
-        return check(expected, actual, rtol=0.0, atol=0.0, oracle=oracle).ok
+        return check(expected, actual, rtol=0.0, atol=0.0, oracle=oracle, timeout=ORACLE_TIMEOUT).ok
     if tol is not None:
-        return check(expected, actual, rtol=0.0, atol=tol, oracle=oracle).ok
+        return check(expected, actual, rtol=0.0, atol=tol, oracle=oracle, timeout=ORACLE_TIMEOUT).ok
     # expect_close: max_ulp_difference ulps, as a relative bound at the type's epsilon
-    first = check(expected, actual, rtol=0.0, atol=0.0, oracle=oracle)
+    first = check(expected, actual, rtol=0.0, atol=0.0, oracle=oracle, timeout=ORACLE_TIMEOUT)
     if first.ok:
         return True
     eps = max((_eps(o.dtype) for o in first.outputs), default=0.0)
-    return check(expected, actual, rtol=max(ulp or 0, 1) * eps, atol=0.0, oracle=oracle).ok
+    return check(
+        expected,
+        actual,
+        rtol=max(ulp or 0, 1) * eps,
+        atol=0.0,
+        oracle=oracle,
+        timeout=ORACLE_TIMEOUT,
+    ).ok
 
 
 def _eps(dtype_name: str) -> float:
