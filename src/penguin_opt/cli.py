@@ -842,10 +842,10 @@ def _run_chunks(
     outputs, failed, problems, not_ready = [], False, [], False
     total = RunState()
     for index, chunk in enumerate(chunks):
-        if len(chunks) > 1 and (not chunk.text or chunk.text.isspace()):
+        if len(chunks) > 1 and (not chunk.body or chunk.body.isspace()):
             # A blank chunk (a marker at the end, two in a row) is an empty module, as in
             # mlir-opt; only a whole input that is blank is refused.
-            chunk = dc.Chunk(chunk.text + "module {\n}\n", chunk.first_line)
+            chunk = dc.Chunk(chunk.body + "module {\n}\n", chunk.first_line)
         state = RunState()
         replayed = chunk_replayed(index)  # its output is out: run for the sums only
         output, rendered = _run_chunk(
@@ -865,7 +865,7 @@ def _run_chunks(
         if args.verify_diagnostics:
             problems += dc.verify(
                 rendered,
-                dc.expectations(chunk.text),
+                dc.expectations(chunk.body, chunk.first_line),
                 name,
                 only_expected=args.verify_diagnostics == "only-expected",
             )

@@ -40,10 +40,17 @@ _POSIX_CLASSES = {
 }
 
 
-@dataclass
+@dataclass(frozen=True)
 class Chunk:
-    text: str  # padded with newlines so line numbers match the whole file
-    first_line: int
+    body: str  # the chunk's own text
+    first_line: int  # the line of the file it begins on
+
+    @property
+    def text(self) -> str:
+        """The body after ``first_line - 1`` newlines, so that MLIR's line numbers are the
+        file's (made when asked: the padding of every chunk of a file at once would be
+        quadratic in its lines)."""
+        return "\n" * (self.first_line - 1) + self.body
 
 
 def split_chunks(text: str, marker: str = DEFAULT_MARKER) -> list[Chunk]:
@@ -52,11 +59,11 @@ def split_chunks(text: str, marker: str = DEFAULT_MARKER) -> list[Chunk]:
     chunks, start, line = [], 0, 1
     for match in pattern.finditer(text):
         body = text[start : match.start()]
-        chunks.append(Chunk("\n" * (line - 1) + body, line))
+        chunks.append(Chunk(body, line))
         line += body.count("\n") + 1
         start = match.end() + 1
     body = text[start:]
-    chunks.append(Chunk("\n" * (line - 1) + body, line))
+    chunks.append(Chunk(body, line))
     return chunks
 
 
@@ -106,22 +113,24 @@ def _regex(text: str) -> re.Pattern[str]:
     return re.compile("".join(parts))
 
 
-def expectations(text: str) -> list[Expected]:
-    """The ``expected-*`` comments of ``text``, in order."""
+def expectations(text: str, first_line: int = 1) -> list[Expected]:
+    """The ``expected-*`` comments of ``text`` (a chunk's body, which begins at line
+    ``first_line`` of its file), in order; their lines are the file's."""
     found: list[Expected] = []
     below: list[Expected] = []  # waiting for the next line that is not an expectation
     last_plain = 0  # the last line (0-based) that is not an expectation
     lines = text.split("\n")
+    shift = first_line - 1
     for number, line in enumerate(lines):
-        m = _EXPECTED.search(line.rstrip())
+        m = _EXPECTED.search(line.rstrip()) if "expected-" in line else None
         if m is None:
             for e in below:
-                e.line = number + 1
+                e.line = number + 1 + shift
             below.clear()
             last_plain = number
             continue
         severity, regex, _, where, body = m.groups()
-        e = Expected(severity, number + 1, body, (number + 1, m.start() + 1))
+        e = Expected(severity, number + 1 + shift, body, (number + 1 + shift, m.start() + 1))
         if regex:
             try:
                 e.pattern = _regex(body)
@@ -134,9 +143,9 @@ def expectations(text: str) -> list[Expected]:
         elif where == "unknown":
             e.line = None
         elif where == "above":
-            e.line = last_plain + 1
-        else:  # below: the next plain line (the file's last line if none follows)
-            e.line = len(lines)
+            e.line = last_plain + 1 + shift
+        else:  # below: the next plain line (the chunk's last line if none follows)
+            e.line = len(lines) + shift
             below.append(e)
         found.append(e)
     return found
