@@ -841,7 +841,17 @@ def _run_chunks(
     streaming = args.output == "-"
     outputs, failed, problems, not_ready = [], False, [], False
     total = RunState()
+    # What a chunk run again after a crash (see chunk_replayed) is for: the sums over the
+    # chunks. Without them it is skipped: its output is out, and the crash fails the run.
+    summing = bool(
+        args.verify_diagnostics
+        or args.pass_statistics
+        or args.pass_statistics_json
+        or args.mlir_timing
+    )
     for index, chunk in enumerate(chunks):
+        if not summing and chunk_replayed(index):
+            continue
         if len(chunks) > 1 and (not chunk.body or chunk.body.isspace()):
             # A blank chunk (a marker at the end, two in a row) is an empty module, as in
             # mlir-opt; only a whole input that is blank is refused.
