@@ -850,14 +850,14 @@ def _run_chunks(
         or args.mlir_timing
     )
     for index, chunk in enumerate(chunks):
-        if not summing and chunk_replayed(index):
+        replayed = chunk_replayed(index)  # its output is out: run for the sums only
+        if replayed and not summing:
             continue
         if len(chunks) > 1 and (not chunk.body or chunk.body.isspace()):
             # A blank chunk (a marker at the end, two in a row) is an empty module, as in
             # mlir-opt; only a whole input that is blank is refused.
             chunk = dc.Chunk(chunk.body + "module {\n}\n", chunk.first_line)
         state = RunState()
-        replayed = chunk_replayed(index)  # its output is out: run for the sums only
         output, rendered = _run_chunk(
             args, pipeline, printing, source, name, chunk, index, replayed, state
         )

@@ -93,11 +93,9 @@ def format_mlir_error(err: ir.MLIRError, default: str) -> str:
         text = one_line(err)
         return f"{default}: error: {text}"
     diag = diagnostics[0]
-    message = one_line(diag.message)
-    where = _where(diag.location, default)
     notes = [one_line(n.message) for n in getattr(diag, "notes", [])]
     extra = f" (note: {notes[0]})" if notes else ""
-    return f"{where}: error: {message}{extra}"
+    return _diagnostic_line(diag, "error", default) + extra
 
 
 def mlir_diagnostic_lines(err: ir.MLIRError, default: str) -> list[str]:
@@ -109,12 +107,18 @@ def mlir_diagnostic_lines(err: ir.MLIRError, default: str) -> list[str]:
         return [format_mlir_error(err, default)]
     lines = []
     for diag in diagnostics:
-        lines.append(f"{_where(diag.location, default)}: error: {one_line(diag.message)}")
-        for note in getattr(diag, "notes", []):
-            text = one_line(note.message)
-            if not text.startswith("see current operation:"):
-                lines.append(f"{_where(note.location, default)}: note: {text}")
+        lines.append(_diagnostic_line(diag, "error", default))
+        lines += [
+            _diagnostic_line(note, "note", default)
+            for note in getattr(diag, "notes", [])
+            if not note.message.startswith("see current operation:")
+        ]
     return lines
+
+
+def _diagnostic_line(diag: ir.DiagnosticInfo, severity: str, default: str) -> str:
+    """One MLIR diagnostic (or note) as ``file:line:col: severity: message``."""
+    return f"{_where(diag.location, default)}: {severity}: {one_line(diag.message)}"
 
 
 def _where(loc: ir.Location, default: str) -> str:

@@ -52,6 +52,7 @@ one that MLIR parses but ``penguin_opt.load`` rejects fails.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -628,6 +629,7 @@ def _diag_reason(err) -> str:
 # Seconds an oracle may take on one program of the sweep (the checker's default is 600):
 # test suites hold programs that never end (stablehlo's verify_while.mlir loops forever).
 ORACLE_TIMEOUT = 60.0
+_check = functools.partial(check, timeout=ORACLE_TIMEOUT)
 
 # The size of every dynamic dimension of an entry's arguments in the sweep's random inputs
 # (the programs are specialized to it, see equivalence._specialize).
@@ -653,7 +655,7 @@ def _check_entry(
         oracle = pick_oracle(prog_b)
 
         def run(oracle: str, rtol: float | None = None, atol: float | None = None):
-            return check(
+            return _check(
                 prog_b,
                 prog_a,
                 seed=0,
@@ -662,7 +664,6 @@ def _check_entry(
                 atol=atol,
                 oracle=oracle,
                 dynamic_dim_size=DYNAMIC_DIM_SIZE,
-                timeout=ORACLE_TIMEOUT,
             )
 
         if oracle == "xla":  # XLA compiles the two programs differently: no bitwise
@@ -719,22 +720,15 @@ def _expectations_hold(
         return False
     oracle = pick_oracle(actual)
     if exact:
-        return check(expected, actual, rtol=0.0, atol=0.0, oracle=oracle, timeout=ORACLE_TIMEOUT).ok
+        return _check(expected, actual, rtol=0.0, atol=0.0, oracle=oracle).ok
     if tol is not None:
-        return check(expected, actual, rtol=0.0, atol=tol, oracle=oracle, timeout=ORACLE_TIMEOUT).ok
+        return _check(expected, actual, rtol=0.0, atol=tol, oracle=oracle).ok
     # expect_close: max_ulp_difference ulps, as a relative bound at the type's epsilon
-    first = check(expected, actual, rtol=0.0, atol=0.0, oracle=oracle, timeout=ORACLE_TIMEOUT)
+    first = _check(expected, actual, rtol=0.0, atol=0.0, oracle=oracle)
     if first.ok:
         return True
     eps = max((_eps(o.dtype) for o in first.outputs), default=0.0)
-    return check(
-        expected,
-        actual,
-        rtol=max(ulp or 0, 1) * eps,
-        atol=0.0,
-        oracle=oracle,
-        timeout=ORACLE_TIMEOUT,
-    ).ok
+    return _check(expected, actual, rtol=max(ulp or 0, 1) * eps, atol=0.0, oracle=oracle).ok
 
 
 def _eps(dtype_name: str) -> float:
