@@ -294,6 +294,73 @@ def test_hlo_text_with_elided_constants_is_read_with_one_warning_line(tmp_path):
         api.load(full)
 
 
+HLO_BODY = """ENTRY main {
+  p = f32[2] parameter(0)
+  c = f32[] constant(2)
+  b = f32[2] broadcast(c), dimensions={}
+  ROOT m = f32[2] multiply(p, b)
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "HloModule m\n\n" + HLO_BODY,
+        "// RUN: hlo-opt %s | FileCheck %s\n/* a comment\n over lines */\nHloModule m\n" + HLO_BODY,
+        HLO_BODY,  # no module header: XLA's parser takes an ENTRY computation first
+        "// RUN: test_correctness %s\n\nsq {\n  x = f32[2] parameter(0)\n"
+        "  ROOT y = f32[2] multiply(x, x)\n}\n\n" + HLO_BODY,  # computations, then ENTRY
+    ],
+    ids=["header", "comments-first", "entry-only", "computations-first"],
+)
+def test_hlo_text_is_read_as_xlas_parser_reads_it(text):
+    """After comments, or without the ``HloModule`` header (XLA's tests hold both), the
+    text is HLO, not MLIR that fails to parse."""
+    import penguin_opt as api
+
+    module = api.load(text)
+    assert "stablehlo.multiply" in api.to_text(module)
+
+
+def test_hlo_errors_and_findings_are_at_their_line_and_column(tmp_path):
+    """A syntax error at XLA's line:col in one line; a verifier error at the instruction's
+    line; ops named after an instruction carry its position (not one defined twice:
+    XLA renames those)."""
+    bad = tmp_path / "bad.hlo"
+    bad.write_text(
+        "HloModule m\n\nENTRY e {\n  p = f32[2] parameter(0)\n  ROOT a = f32[2] addd(p, p)\n}\n"
+    )
+    proc = penguin_opt(bad)
+    assert proc.returncode == 1
+    assert proc.stderr.decode().splitlines() == [
+        f"{bad}:5:19: error: invalid HLO text: expects opcode but sees: addd, error: "
+        "Unknown opcode: addd"
+    ]
+    bad.write_text(
+        "HloModule m\n\nENTRY e {\n  p = f32[2] parameter(0)\n  ROOT a = f32[3] add(p, p)\n}\n"
+    )
+    proc = penguin_opt(bad)
+    assert proc.returncode == 1
+    (line,) = proc.stderr.decode().splitlines()
+    assert line.startswith(f"{bad}:5:8: error: 'stablehlo.add' op requires the same shape"), line
+    good = tmp_path / "good.hlo"
+    good.write_text(
+        "HloModule m\n\nsq {\n  p = f32[2] parameter(0)\n  k = f32[2] constant({1, 1})\n"
+        "  ROOT y = f32[2] multiply(p, k)\n}\n\nENTRY e {\n  k = f32[2] constant({2, 2})\n"
+        "  ROOT %c = f32[2] call(k), to_apply=sq\n}\n"
+    )
+    proc = penguin_opt(good, "--mlir-print-debuginfo", "--mlir-print-local-scope")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout.decode()
+    assert f'loc("y"("{good}":6:8))' in out, out
+    assert f'loc("c"("{good}":11:8))' in out, out
+    # both `k` are there, neither has a position
+    assert out.count('loc("k")') + out.count('loc("k.1")') == 2, out
+    assert '"k"(' not in out, out
+    assert '"k.1"(' not in out, out
+
+
 def test_bytecode_and_portable_artifact_inputs(tmp_path):
     from jaxlib.mlir import ir
     from jaxlib.mlir.dialects import stablehlo

@@ -180,9 +180,27 @@ def _check_nesting(source: Source) -> None:
         )
 
 
+# What XLA's HLO lexer skips before the first token: white space, // and /* */ comments
+_HLO_SKIPPED = re.compile(r"(?:\s+|//[^\n]*|/\*.*?\*/)*", re.S)
+_HLO_FIRST_TOKEN = re.compile(r"(?:HloModule|ENTRY)\b")
+# a module without its header: computations (``name [(signature)] {``), one named ENTRY
+_HLO_COMPUTATION = re.compile(r"%?[A-Za-z_][\w.\-]*\s*[({]")
+_HLO_ENTRY_LINE = re.compile(r"^[ \t]*ENTRY\b", re.M)
+
+
 def _looks_like_hlo_text(text: str) -> bool:
-    stripped = text.lstrip()
-    return stripped.startswith("HloModule ")
+    """HLO text as XLA's parser takes it: ``HloModule ...`` or an ``ENTRY`` computation
+    first, or computations without the module header one of which is ``ENTRY``; comments
+    and white space before them (e.g. the RUN lines of XLA's tests)."""
+    start = _HLO_SKIPPED.match(text).end()
+    if _HLO_FIRST_TOKEN.match(text, start):
+        return True
+    first = _HLO_COMPUTATION.match(text, start)
+    return (
+        first is not None
+        and not text.startswith("module", start)  # MLIR's `module {`
+        and _HLO_ENTRY_LINE.search(text, first.end()) is not None
+    )
 
 
 def parse_source(source: Source) -> ir.Operation:
@@ -258,7 +276,11 @@ def _parse_bytecode(source: Source) -> ir.Operation:
         raise InputError(_parser_failure(err, source.name)) from None
 
 
-def _import_hlo(proto: bytes, source: Source) -> ir.Operation:
+def _import_hlo(
+    proto: bytes, source: Source, positions: dict[str, tuple[int, int]] | None = None
+) -> ir.Operation:
+    """The StableHLO module of an HLO module proto; ``positions``: where each instruction
+    is in the HLO text it came from, for an error MLIR's verifier finds at one."""
     from ._compat import hlo_to_stablehlo
 
     try:
@@ -267,7 +289,16 @@ def _import_hlo(proto: bytes, source: Source) -> ir.Operation:
     except Exception as err:  # XLA status errors
         message = one_line(err)
         raise InputError(f"{source.name}: error: cannot import HLO: {message}") from None
-    return ir.Module.parse(bytecode).operation
+    try:
+        return ir.Module.parse(bytecode).operation
+    except ir.MLIRError as err:
+        diagnostics = list(getattr(err, "error_diagnostics", []) or [])
+        where = source.name
+        if diagnostics and positions:
+            match = _NAME_LOC.fullmatch(str(diagnostics[0].location))
+            if match is not None and match.group(1) in positions:
+                where = "{}:{}:{}".format(source.name, *positions[match.group(1)])
+        raise InputError(format_mlir_error(err, where)) from None
 
 
 # An HLO constant printed without its values (XLA elides large ones unless told not to)
@@ -281,11 +312,80 @@ def _parse_hlo_text(source: Source, text: str) -> ir.Operation:
         with native_stderr_captured():  # XLA logs through absl to stderr as well
             proto = hlo_text_to_proto(text)
     except Exception as err:
-        message = one_line(err)
-        raise InputError(f"{source.name}: error: invalid HLO text: {message}") from None
-    module = _import_hlo(proto, source)
+        raise InputError(_hlo_syntax_error(source.name, str(err))) from None
+    positions = _hlo_instruction_positions(text)
+    module = _import_hlo(proto, source, positions)
+    _locate_hlo_instructions(module, source.name, positions)
     _warn_elided_constants(source.name, text)
     return module
+
+
+# XLA's parser reports each error as "was parsing LINE:COL: error: MESSAGE" and the line
+_HLO_ERROR = re.compile(r"was parsing (\d+):(\d+): error: ([^\n]*)")
+
+
+def _hlo_syntax_error(name: str, message: str) -> str:
+    """XLA's parse errors as one line at the first one's position: its messages in order
+    (XLA adds one for each enclosing construct that failed), the source lines left out."""
+    found = _HLO_ERROR.findall(message)
+    if not found:
+        return f"{name}: error: invalid HLO text: {one_line(message)}"
+    line, column = found[0][:2]
+    messages = dict.fromkeys(m.strip().rstrip(":") for *_, m in found)
+    return f"{name}:{line}:{column}: error: invalid HLO text: {one_line('; '.join(messages))}"
+
+
+# An instruction's definition: `[ROOT] [%]name = shape opcode(...)`, one per line
+_HLO_INSTRUCTION = re.compile(r"^([ \t]*(?:ROOT[ \t]+)?)(%?([A-Za-z_][\w.\-]*))[ \t]*=", re.M)
+_NAME_LOC = re.compile(r'loc\("((?:[^"\\]|\\.)*)"\)')  # an op named after its instruction
+
+
+def _hlo_instruction_positions(text: str) -> dict[str, tuple[int, int]]:
+    """(line, column) of each instruction name defined once in HLO ``text``. XLA's parser
+    renames a name defined twice (``p0`` in two computations: the second becomes ``p0.1``,
+    and a literal ``p0.1`` then ``p0.2``), so no name whose root (the name without a
+    ``.N`` suffix) is defined twice is trusted."""
+    positions: dict[str, tuple[int, int]] = {}
+    repeated: set[str] = set()
+    line, counted = 1, 0
+    for match in _HLO_INSTRUCTION.finditer(text):
+        line += text.count("\n", counted, match.start())
+        counted = match.start()
+        key = match.group(3)
+        if key in positions:
+            repeated.add(_NUMBERED.sub("", key))
+        positions[key] = (line, len(match.group(1)) + 1)
+    if repeated:
+        positions = {k: v for k, v in positions.items() if _NUMBERED.sub("", k) not in repeated}
+    return positions
+
+
+_NUMBERED = re.compile(r"\.\d+$")
+
+
+def _locate_hlo_instructions(
+    module: ir.Operation, name: str, positions: dict[str, tuple[int, int]]
+) -> None:
+    """Give each op XLA's importer named after an HLO instruction (``loc("add.3")``) the
+    position of that instruction in the text as well: ``loc("add.3"("model.hlo":7:3))``,
+    so diagnostics, remarks and readiness findings point at the line (names the text
+    defines twice are left out, see :func:`_hlo_instruction_positions`). Ops whose
+    location says more (a source file from the instruction's metadata) keep it."""
+    if not positions:
+        return
+    file, named, advance = ir.Location.file, ir.Location.name, ir.WalkResult.ADVANCE
+    find = positions.get
+
+    def locate(op: ir.Operation) -> ir.WalkResult:
+        text = str(op.location)
+        if text.startswith('loc("'):  # loc("NAME"): NAME is [\w.-]+, a dict miss otherwise
+            key = text[5:-2]
+            position = find(key)
+            if position is not None:
+                op.location = named(key, file(name, *position))
+        return advance
+
+    module.walk(locate)
 
 
 def _warn_elided_constants(name: str, text: str) -> None:
