@@ -311,8 +311,11 @@ HLO_BODY = """ENTRY main {
         HLO_BODY,  # no module header: XLA's parser takes an ENTRY computation first
         "// RUN: test_correctness %s\n\nsq {\n  x = f32[2] parameter(0)\n"
         "  ROOT y = f32[2] multiply(x, x)\n}\n\n" + HLO_BODY,  # computations, then ENTRY
+        # computations only, the last one the entry (XLA's fusion tests)
+        "// RUN: fusion_to_mlir %s\n\n%sq {\n  %x = f32[2] parameter(0)\n"
+        "  ROOT %y = f32[2] multiply(%x, %x)\n}\n",
     ],
-    ids=["header", "comments-first", "entry-only", "computations-first"],
+    ids=["header", "comments-first", "entry-only", "computations-first", "no-entry"],
 )
 def test_hlo_text_is_read_as_xlas_parser_reads_it(text):
     """After comments, or without the ``HloModule`` header (XLA's tests hold both), the
@@ -321,6 +324,23 @@ def test_hlo_text_is_read_as_xlas_parser_reads_it(text):
 
     module = api.load(text)
     assert "stablehlo.multiply" in api.to_text(module)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "// RUN: mlir-opt %s\n\nmodule {\n}\n",
+        "module @m {\n  func.func @f() {\n    return\n  }\n}\n",
+        "// c\nfunc.func @f() {\n  return\n}\n",
+    ],
+)
+def test_mlir_text_that_starts_like_hlo_is_mlir(text):
+    import penguin_opt as api
+
+    assert api.to_text(api.load(text)).startswith("module")
+    # a name and a brace without HLO instructions in it: MLIR's error, not XLA's
+    with pytest.raises(api.InputError, match=r"^<input>:1:1: error: custom op 'fusion'"):
+        api.load("fusion {\n}\n")
 
 
 def test_hlo_errors_and_findings_are_at_their_line_and_column(tmp_path):

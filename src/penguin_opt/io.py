@@ -183,23 +183,26 @@ def _check_nesting(source: Source) -> None:
 # What XLA's HLO lexer skips before the first token: white space, // and /* */ comments
 _HLO_SKIPPED = re.compile(r"(?:\s+|//[^\n]*|/\*.*?\*/)*", re.S)
 _HLO_FIRST_TOKEN = re.compile(r"(?:HloModule|ENTRY)\b")
-# a module without its header: computations (``name [(signature)] {``), one named ENTRY
+# a module without its header: computations (``name [(signature)] {``) of instructions
+# (``[ROOT] name = f32[...] opcode(...)``: no MLIR type is written `f32[`)
 _HLO_COMPUTATION = re.compile(r"%?[A-Za-z_][\w.\-]*\s*[({]")
-_HLO_ENTRY_LINE = re.compile(r"^[ \t]*ENTRY\b", re.M)
+_HLO_INSTRUCTION_LINE = re.compile(
+    r"^[ \t]*(?:ROOT[ \t]+)?%?[A-Za-z_][\w.\-]*[ \t]*=[ \t]*\(?[a-z][a-z0-9]*\[", re.M
+)
 
 
 def _looks_like_hlo_text(text: str) -> bool:
     """HLO text as XLA's parser takes it: ``HloModule ...`` or an ``ENTRY`` computation
-    first, or computations without the module header one of which is ``ENTRY``; comments
-    and white space before them (e.g. the RUN lines of XLA's tests)."""
+    first, or computations without the module header (the last one is the entry);
+    comments and white space before them (e.g. the RUN lines of XLA's tests)."""
     start = _HLO_SKIPPED.match(text).end()
     if _HLO_FIRST_TOKEN.match(text, start):
         return True
     first = _HLO_COMPUTATION.match(text, start)
     return (
         first is not None
-        and not text.startswith("module", start)  # MLIR's `module {`
-        and _HLO_ENTRY_LINE.search(text, first.end()) is not None
+        and not text.startswith(("module", "builtin.module"), start)  # MLIR's `module {`
+        and _HLO_INSTRUCTION_LINE.search(text, first.end()) is not None
     )
 
 
