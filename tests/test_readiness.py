@@ -57,7 +57,7 @@ def penguin_opt_cli(*args):
 
 def report(text: str, pipeline: str | None = PIPELINE, name: str = "in.mlir"):
     """(findings, the module after) of ``text`` through ``pipeline``, as the CLI runs it."""
-    module = penguin_opt.load(text)
+    module = penguin_opt.load(text, name=name)
     p = Pipeline(pipeline) if pipeline else None
     with module.context:
         before = module.clone()
@@ -329,18 +329,19 @@ def test_jax_argsort_hlo_import_leaves_an_iota_through_a_broadcast():
     jnp = jax.numpy
     hlo = jax.jit(jnp.argsort).lower(jnp.zeros((3, 8))).compiler_ir("hlo").as_hlo_text()
     found, _ = report(hlo, "inline,stablehlo-canonicalize-for-penguin", name="argsort.hlo")
-    # the finding is at the sort instruction's line of the HLO text (penguin_opt.load
-    # names a text "<input>")
+    # the finding is at the sort instruction's line of the HLO text
     lines = hlo.split("\n")
     (line,) = [i + 1 for i, text in enumerate(lines) if re.search(r"= \(.*\) sort\(", text)]
     column = len(lines[line - 1]) - len(lines[line - 1].lstrip()) + 1
-    assert [(f.kind, f.location) for f in found] == [("iota-sort", f"<input>:{line}:{column}")]
+    assert [(f.kind, f.location) for f in found] == [("iota-sort", f"argsort.hlo:{line}:{column}")]
     assert (
         "'stablehlo.sort' index operand is the positions along sort dimension 1, an iota "
         "through stablehlo.broadcast_in_dim (fuseIotaSort matches only an iota operand)"
     ) in found[0].message
     assert (
-        found[0].render("argsort.hlo").startswith(f"<input>:{line}:{column}: warning: [iota-sort] ")
+        found[0]
+        .render("argsort.hlo")
+        .startswith(f"argsort.hlo:{line}:{column}: warning: [iota-sort] ")
     )
 
 

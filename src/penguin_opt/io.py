@@ -31,6 +31,7 @@ from .cli_common import (
     spooled_stdin,
     stage,
 )
+from .ir_util import register_named_positions
 from .penguin_sort import parse_allowing_penguin_sorts
 
 MLIR_BYTECODE_MAGIC = b"ML\xefR"
@@ -279,11 +280,8 @@ def _parse_bytecode(source: Source) -> ir.Operation:
         raise InputError(_parser_failure(err, source.name)) from None
 
 
-def _import_hlo(
-    proto: bytes, source: Source, positions: dict[str, tuple[int, int]] | None = None
-) -> ir.Operation:
-    """The StableHLO module of an HLO module proto; ``positions``: where each instruction
-    is in the HLO text it came from, for an error MLIR's verifier finds at one."""
+def _import_hlo(proto: bytes, source: Source) -> ir.Operation:
+    """The StableHLO module of an HLO module proto."""
     from ._compat import hlo_to_stablehlo
 
     try:
@@ -294,14 +292,8 @@ def _import_hlo(
         raise InputError(f"{source.name}: error: cannot import HLO: {message}") from None
     try:
         return ir.Module.parse(bytecode).operation
-    except ir.MLIRError as err:
-        diagnostics = list(getattr(err, "error_diagnostics", []) or [])
-        where = source.name
-        if diagnostics and positions:
-            match = _NAME_LOC.fullmatch(str(diagnostics[0].location))
-            if match is not None and match.group(1) in positions:
-                where = "{}:{}:{}".format(source.name, *positions[match.group(1)])
-        raise InputError(format_mlir_error(err, where)) from None
+    except ir.MLIRError as err:  # the verifier's, at the instruction (see parse_source)
+        raise InputError(format_mlir_error(err, source.name)) from None
 
 
 # An HLO constant printed without its values (XLA elides large ones unless told not to)
@@ -316,9 +308,10 @@ def _parse_hlo_text(source: Source, text: str) -> ir.Operation:
             proto = hlo_text_to_proto(text)
     except Exception as err:
         raise InputError(_hlo_syntax_error(source.name, str(err))) from None
-    positions = _hlo_instruction_positions(text)
-    module = _import_hlo(proto, source, positions)
-    _locate_hlo_instructions(module, source.name, positions)
+    # ops are named after their instructions (loc("add.3")): diagnostics about them are
+    # placed at the instruction's line when they are rendered
+    register_named_positions(source.name, text, lambda: _hlo_instruction_positions(text))
+    module = _import_hlo(proto, source)
     _warn_elided_constants(source.name, text)
     return module
 
@@ -340,11 +333,11 @@ def _hlo_syntax_error(name: str, message: str) -> str:
 
 # An instruction's definition: `[ROOT] [%]name = shape opcode(...)`, one per line
 _HLO_INSTRUCTION = re.compile(r"^([ \t]*(?:ROOT[ \t]+)?)(%?([A-Za-z_][\w.\-]*))[ \t]*=", re.M)
-_NAME_LOC = re.compile(r'loc\("((?:[^"\\]|\\.)*)"\)')  # an op named after its instruction
 
 
 def _hlo_instruction_positions(text: str) -> dict[str, tuple[int, int]]:
-    """(line, column) of each instruction name defined once in HLO ``text``. XLA's parser
+    """(line, column) of each instruction name defined once in HLO ``text`` (XLA's
+    importer names each op after its instruction: ``loc("add.3")``). XLA's parser
     renames a name defined twice (``p0`` in two computations: the second becomes ``p0.1``,
     and a literal ``p0.1`` then ``p0.2``), so no name whose root (the name without a
     ``.N`` suffix) is defined twice is trusted."""
@@ -364,31 +357,6 @@ def _hlo_instruction_positions(text: str) -> dict[str, tuple[int, int]]:
 
 
 _NUMBERED = re.compile(r"\.\d+$")
-
-
-def _locate_hlo_instructions(
-    module: ir.Operation, name: str, positions: dict[str, tuple[int, int]]
-) -> None:
-    """Give each op XLA's importer named after an HLO instruction (``loc("add.3")``) the
-    position of that instruction in the text as well: ``loc("add.3"("model.hlo":7:3))``,
-    so diagnostics, remarks and readiness findings point at the line (names the text
-    defines twice are left out, see :func:`_hlo_instruction_positions`). Ops whose
-    location says more (a source file from the instruction's metadata) keep it."""
-    if not positions:
-        return
-    file, named, advance = ir.Location.file, ir.Location.name, ir.WalkResult.ADVANCE
-    find = positions.get
-
-    def locate(op: ir.Operation) -> ir.WalkResult:
-        text = str(op.location)
-        if text.startswith('loc("'):  # loc("NAME"): NAME is [\w.-]+, a dict miss otherwise
-            key = text[5:-2]
-            position = find(key)
-            if position is not None:
-                op.location = named(key, file(name, *position))
-        return advance
-
-    module.walk(locate)
 
 
 def _warn_elided_constants(name: str, text: str) -> None:

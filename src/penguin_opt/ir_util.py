@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from jaxlib.mlir import ir
@@ -14,6 +14,7 @@ if TYPE_CHECKING:  # the rewrite module is imported where used
     from ._compat import rewrite
 
 _LOC = re.compile(r'"([^"]*)":(\d+):(\d+)')  # the first file location, wherever nested
+_NAME = re.compile(r'"([^"\\]*)"')  # the first name location, wherever nested
 
 
 def string_value(attr: ir.Attribute) -> str:
@@ -104,6 +105,48 @@ def static_shape(t: ir.Type) -> tuple[int, ...] | None:
     if not shaped.has_static_shape:
         return None
     return tuple(shaped.shape)
+
+
+# Sources whose ops are located by a name rather than a position (HLO text: XLA's importer
+# names each op after its instruction, loc("add.3")), by the name diagnostics give the
+# source: [the text, how to find each name's (line, column) in it, the positions once found]
+_NAMED_SOURCES: dict[str, list] = {}
+_NAMED_KEPT = 8  # sources whose positions are kept; older ones render without positions
+
+
+def register_named_positions(
+    source: str, text: object, positions: Callable[[], dict[str, tuple[int, int]]]
+) -> None:
+    """Name-only locations (``loc("add.3")``) of ops read from ``text`` render at
+    ``positions()[name]`` in ``source`` (computed at the first lookup). Two different
+    texts given the same source name make it ambiguous: no positions for it from then on
+    (never a wrong one); so does dropping the oldest source beyond the eight kept."""
+    entry = _NAMED_SOURCES.get(source)
+    if entry is not None:
+        if entry[0] != text:
+            entry[1:] = [None, None]
+        return
+    _NAMED_SOURCES[source] = [text, positions, None]
+    kept = [e for e in _NAMED_SOURCES.values() if e[1] is not None]
+    for old in kept[:-_NAMED_KEPT]:
+        old[1:] = [None, None]
+
+
+def named_position(source: str, name: str) -> tuple[int, int] | None:
+    """(line, column) of the op named ``name`` in ``source`` (see
+    :func:`register_named_positions`), if known. A path of names (``call.1/add.3``: XLA's
+    importer names the ops of a called computation after the call) is at its last name
+    when every name in it is known."""
+    entry = _NAMED_SOURCES.get(source)
+    if entry is None or entry[1] is None:
+        return None
+    if entry[2] is None:
+        entry[2] = entry[1]()
+    positions = entry[2]
+    if "/" in name:
+        path = name.split("/")
+        return positions.get(path[-1]) if all(p in positions for p in path) else None
+    return positions.get(name)
 
 
 def location_triple(loc: ir.Location) -> tuple[str, int, int] | None:
@@ -247,9 +290,11 @@ __all__ = [
     "i64_values",
     "is_public",
     "location_triple",
+    "named_position",
     "op_counts",
     "ops_named",
     "ops_under",
+    "register_named_positions",
     "replace_op",
     "static_shape",
     "string_value",

@@ -40,11 +40,18 @@ class Diagnostic:
 
 
 def location_triple_text(loc_text: str, default_file: str = "-") -> str | None:
-    """``file:line:col`` of a location's text; MLIR's nameless buffer ``-`` -> default_file."""
-    from ..ir_util import _LOC
+    """``file:line:col`` of a location's text; MLIR's nameless buffer ``-`` -> default_file;
+    a location of names only (``loc("add.3")``, inlined: ``loc(callsite("add.3" at
+    "call.1"))``) at its first name's position in ``default_file`` when the input was HLO
+    text (see ``ir_util.register_named_positions``)."""
+    from ..ir_util import _LOC, _NAME, named_position
 
     match = _LOC.search(loc_text)
     if match is None:
+        name = _NAME.search(loc_text)
+        position = None if name is None else named_position(default_file, name.group(1))
+        if position is not None:
+            return f"{default_file}:{position[0]}:{position[1]}"
         return None
     file = default_file if match.group(1) in ("-", "") else match.group(1)
     if match.group(2) == "0":  # MLIR's "no position" (e.g. a bytecode buffer): the file only
