@@ -396,6 +396,12 @@ def test_hlo_errors_and_findings_are_at_their_line_and_column(tmp_path):
     assert location_triple_text('loc("z")', "same.hlo") == "same.hlo:4:8"
     api.load(first.replace("ROOT z", "\nROOT z"), name="same.hlo")
     assert location_triple_text('loc("z")', "same.hlo") is None
+    # the positions of the eight sources read last are kept, none of an older one
+    for n in range(9):
+        api.load(first, name=f"{n}.hlo")
+        assert location_triple_text('loc("z")', f"{n}.hlo") == f"{n}.hlo:4:8"
+    assert location_triple_text('loc("z")', "0.hlo") is None
+    assert location_triple_text('loc("z")', "8.hlo") == "8.hlo:4:8"
 
 
 def test_bytecode_and_portable_artifact_inputs(tmp_path):

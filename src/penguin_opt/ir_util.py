@@ -107,29 +107,43 @@ def static_shape(t: ir.Type) -> tuple[int, ...] | None:
     return tuple(shaped.shape)
 
 
-# Sources whose ops are located by a name rather than a position (HLO text: XLA's importer
-# names each op after its instruction, loc("add.3")), by the name diagnostics give the
-# source: [the text, how to find each name's (line, column) in it, the positions once found]
-_NAMED_SOURCES: dict[str, list] = {}
+class _NamedSource:
+    """A source whose ops are located by a name rather than a position (HLO text: XLA's
+    importer names each op after its instruction, ``loc("add.3")``)."""
+
+    __slots__ = ("compute", "key", "positions")
+
+    def __init__(self, key: int, compute: Callable[[], dict[str, tuple[int, int]]]) -> None:
+        self.key = key  # which text (a hash: the text itself is not kept)
+        self.compute: Callable[[], dict[str, tuple[int, int]]] | None = compute
+        self.positions: dict[str, tuple[int, int]] | None = None
+
+    def forget(self) -> None:
+        self.compute = self.positions = None
+
+
+# by the name diagnostics give the source (its path, "<stdin>", ...)
+_NAMED_SOURCES: dict[str, _NamedSource] = {}
 _NAMED_KEPT = 8  # sources whose positions are kept; older ones render without positions
 
 
 def register_named_positions(
-    source: str, text: object, positions: Callable[[], dict[str, tuple[int, int]]]
+    source: str, text: str, positions: Callable[[], dict[str, tuple[int, int]]]
 ) -> None:
     """Name-only locations (``loc("add.3")``) of ops read from ``text`` render at
-    ``positions()[name]`` in ``source`` (computed at the first lookup). Two different
+    ``positions()[name]`` in ``source`` (called at the first lookup). Two different
     texts given the same source name make it ambiguous: no positions for it from then on
     (never a wrong one); so does dropping the oldest source beyond the eight kept."""
-    entry = _NAMED_SOURCES.get(source)
-    if entry is not None:
-        if entry[0] != text:
-            entry[1:] = [None, None]
+    key = hash(text)
+    known = _NAMED_SOURCES.get(source)
+    if known is not None:
+        if known.key != key:
+            known.forget()
         return
-    _NAMED_SOURCES[source] = [text, positions, None]
-    kept = [e for e in _NAMED_SOURCES.values() if e[1] is not None]
+    _NAMED_SOURCES[source] = _NamedSource(key, positions)
+    kept = [s for s in _NAMED_SOURCES.values() if s.compute or s.positions is not None]
     for old in kept[:-_NAMED_KEPT]:
-        old[1:] = [None, None]
+        old.forget()
 
 
 def named_position(source: str, name: str) -> tuple[int, int] | None:
@@ -137,12 +151,14 @@ def named_position(source: str, name: str) -> tuple[int, int] | None:
     :func:`register_named_positions`), if known. A path of names (``call.1/add.3``: XLA's
     importer names the ops of a called computation after the call) is at its last name
     when every name in it is known."""
-    entry = _NAMED_SOURCES.get(source)
-    if entry is None or entry[1] is None:
+    known = _NAMED_SOURCES.get(source)
+    if known is None:
         return None
-    if entry[2] is None:
-        entry[2] = entry[1]()
-    positions = entry[2]
+    if known.positions is None:
+        if known.compute is None:
+            return None
+        known.positions, known.compute = known.compute(), None
+    positions = known.positions
     if "/" in name:
         path = name.split("/")
         return positions.get(path[-1]) if all(p in positions for p in path) else None
