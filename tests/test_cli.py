@@ -383,6 +383,16 @@ def test_hlo_errors_and_findings_are_at_their_line_and_column(tmp_path):
     assert lines[0].startswith(f"{good}:14:8: remark: [inlineCall] inlined"), lines
     folds = [line for line in lines if "[replaceBroadcastInDimWithConstants]" in line]
     assert [line.split(": remark")[0] for line in folds] == [f"{good}:13:3", f"{good}:6:3"]
+    # --split-input-file: each chunk's text has its own positions
+    chunk = "HloModule {}\n\nENTRY e {{\n  k = f32[] constant(1)\n  ROOT {} = f32[2] broadcast(k), dimensions={{}}\n}}\n"
+    split = tmp_path / "split.hlo"
+    split.write_text(chunk.format("a", "b") + "\n// -----\n\n" + chunk.format("c", "d"))
+    proc = penguin_opt(
+        split, "--split-input-file", "-p", "stablehlo-canonicalize-for-penguin", "--remarks"
+    )
+    assert proc.returncode == 0, proc.stderr
+    remarks = proc.stderr.decode().splitlines()
+    assert [line.split(": remark")[0] for line in remarks] == [f"{split}:5:8", f"{split}:14:8"]
     # the text is unchanged: ops keep the importer's name-only locations
     proc = penguin_opt(good, "--mlir-print-debuginfo", "--mlir-print-local-scope")
     assert 'loc("y")' in proc.stdout.decode()

@@ -824,6 +824,7 @@ def _run_chunks(
     printed as soon as it is ready, separated by --output-split-marker lines."""
     from . import diagnostics_check as dc
     from .io import OutputError, write_output
+    from .ir_util import release_named_positions
     from .passes.base import RunState
 
     if args.check_equivalence:
@@ -850,6 +851,9 @@ def _run_chunks(
         or args.mlir_timing
     )
     for index, chunk in enumerate(chunks):
+        # the chunk before is done: its HLO text's positions must not make this one's
+        # ambiguous (see ir_util.register_named_positions)
+        release_named_positions(source.name)
         replayed = chunk_replayed(index)  # its output is out: run for the sums only
         if replayed and not summing:
             continue

@@ -146,6 +146,12 @@ def register_named_positions(
         old.forget()
 
 
+def release_named_positions(source: str) -> None:
+    """Forget ``source``'s registration: its ops are done with (a ``--split-input-file``
+    chunk), so the next text given that name is not ambiguous."""
+    _NAMED_SOURCES.pop(source, None)
+
+
 def named_position(source: str, name: str) -> tuple[int, int] | None:
     """(line, column) of the op named ``name`` in ``source`` (see
     :func:`register_named_positions`), if known. A path of names (``call.1/add.3``: XLA's
@@ -311,6 +317,7 @@ __all__ = [
     "ops_named",
     "ops_under",
     "register_named_positions",
+    "release_named_positions",
     "replace_op",
     "static_shape",
     "string_value",
