@@ -364,6 +364,10 @@ def test_hlo_errors_and_findings_are_at_their_line_and_column(tmp_path):
     assert proc.returncode == 1
     (line,) = proc.stderr.decode().splitlines()
     assert line.startswith(f"{bad}:5:8: error: 'stablehlo.add' op requires the same shape"), line
+    bad.write_text("// a test\n/* not closed\nHloModule m\n")  # no MLIR has /*: XLA's error
+    proc = penguin_opt(bad)
+    assert proc.returncode == 1
+    assert proc.stderr.decode().startswith(f"{bad}:2:1: error: invalid HLO text: "), proc.stderr
     good = tmp_path / "good.hlo"
     good.write_text(
         "HloModule m\n\nsq {\n  p = f32[2] parameter(0)\n  k = f32[] constant(1)\n"

@@ -197,8 +197,8 @@ def _looks_like_hlo_text(text: str) -> bool:
     first, or computations without the module header (the last one is the entry);
     comments and white space before them (e.g. the RUN lines of XLA's tests)."""
     start = _HLO_SKIPPED.match(text).end()
-    if _HLO_FIRST_TOKEN.match(text, start):
-        return True
+    if _HLO_FIRST_TOKEN.match(text, start) or text.startswith("/*", start):
+        return True  # (an unclosed /* comment: MLIR has none, XLA says where it starts)
     first = _HLO_COMPUTATION.match(text, start)
     return (
         first is not None
