@@ -116,6 +116,39 @@ def test_not_checkable_names_the_op(tmp_path):
         check(unknown, unknown, oracle="auto")
 
 
+# an optimized HLO dump: XLA's fused computation and copy, imported as mhlo.fusion/copy
+FUSED_HLO = """HloModule fused
+
+fused_computation {
+  p0 = f32[4] parameter(0)
+  p1 = f32[4] parameter(1)
+  m = f32[4] multiply(p0, p1)
+  ROOT a = f32[4] add(m, p0)
+}
+
+ENTRY e {
+  x = f32[4] parameter(0)
+  y = f32[4] parameter(1)
+  f = f32[4] fusion(x, y), kind=kLoop, calls=fused_computation
+  ROOT c = f32[4] copy(f)
+}
+"""
+
+
+@pytest.mark.parametrize("oracle", ["interpreter", "xla"])
+def test_xla_fusions_and_copies_are_checked_as_what_they_compute(oracle):
+    import penguin_opt as api
+
+    before = api.to_text(api.load(FUSED_HLO))
+    assert '"mhlo.fusion"' in before
+    assert "mhlo.copy" in before
+    assert check(before, before, oracle=oracle).ok
+    # a fusion body computing something else is a mismatch: the body is what is run
+    after = before.replace("stablehlo.add", "stablehlo.subtract")
+    assert after != before
+    assert not check(before, after, oracle=oracle).ok
+
+
 def _lowered_linear_solve(shift: float) -> str:
     """A jax program calling LAPACK through custom calls (lowered for CPU: getrf, trsm),
     with a broadcast constant for the passes to fold."""

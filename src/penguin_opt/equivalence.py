@@ -37,7 +37,7 @@ import numpy as np
 from . import isolated, penguin_sort
 from .cli_common import DEFAULT_TIMEOUT, one_line
 from .elements import DTYPES, dtype_of, make_elements, read_elements, type_key
-from .ir_util import entry_function, ops_under, string_value
+from .ir_util import entry_function, ops_named, ops_under, string_value
 
 if TYPE_CHECKING:  # the bindings are imported where used
     from typing import TypeAlias
@@ -216,6 +216,7 @@ def prepare_for_interpreter(
             ir.SymbolTable.replace_all_symbol_uses(name, "main", module.operation)
             entry.attributes["sym_name"] = ir.StringAttr.get("main")
         _replace_known_custom_calls(module, resize_mode)
+        _unfuse(module)
         pm = passmanager.PassManager.parse(
             "builtin.module(hlo-legalize-to-stablehlo,func.func(chlo-legalize-to-stablehlo),"
             "func.func(stablehlo-legalize-deprecated-ops))"
@@ -239,6 +240,24 @@ def prepare_for_interpreter(
             elif op.name.startswith("mhlo."):
                 raise NotCheckable(f"cannot execute '{op.name}'")
         return print_module(module)
+
+
+def _unfuse(module: ir.Operation) -> None:
+    """XLA's own ops of an optimized HLO dump, which no oracle runs, as what they mean:
+    ``mhlo.fusion`` (a fused computation) is its body, ``mhlo.copy`` its operand."""
+    for op in ops_named(module, ("mhlo.fusion", "mhlo.copy")):  # inner ones first
+        if op.name == "mhlo.copy":
+            op.result.replace_all_uses_with(op.operands[0])
+        else:
+            block = op.regions[0].blocks[0]
+            for argument, operand in zip(block.arguments, op.operands, strict=True):
+                argument.replace_all_uses_with(operand)
+            *body, terminator = block.operations
+            for inner in body:
+                inner.move_before(op)
+            for result, value in zip(op.results, terminator.operands, strict=True):
+                result.replace_all_uses_with(value)
+        op.erase()
 
 
 # jax's host callbacks (xla_python_cpu_callback, xla_ffi_python_cpu_callback, ...): their
