@@ -149,6 +149,32 @@ def test_xla_fusions_and_copies_are_checked_as_what_they_compute(oracle):
     assert not check(before, after, oracle=oracle).ok
 
 
+BITCAST_HLO = """HloModule bitcasts
+
+ENTRY e {
+  x = f32[2,3]{0,1} parameter(0)
+  flat = f32[6]{0} bitcast(x)
+  ROOT y = f32[3,2]{0,1} bitcast(flat)
+}
+"""
+
+
+def test_xla_bitcasts_read_memory_order():
+    """A bitcast reads the operand's elements in its layout's memory order: column-major
+    x (layout {0,1}) flattens to x.T.ravel(); a column-major f32[3,2] holds y[i, j] at
+    i + 3 j of that."""
+    import penguin_opt as api
+    from penguin_opt.equivalence import interpret, prepare_for_interpreter
+
+    program = prepare_for_interpreter(api.to_text(api.load(BITCAST_HLO)))
+    assert "mhlo.bitcast" not in program
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    (y,) = interpret(program, [x])
+    flat = x.T.ravel()  # memory order of the column-major 2x3
+    np.testing.assert_array_equal(y, flat.reshape(2, 3).T)  # column-major 3x2 of it
+    np.testing.assert_array_equal(y, [[0, 4], [3, 2], [1, 5]])
+
+
 def _lowered_linear_solve(shift: float) -> str:
     """A jax program calling LAPACK through custom calls (lowered for CPU: getrf, trsm),
     with a broadcast constant for the passes to fold."""
