@@ -110,6 +110,33 @@ def test_pretty_check_ops_become_numbered_custom_calls():
     assert table[4].max_ulp == 3
 
 
+def test_iree_check_calls_and_unfoldable_constants_are_read():
+    """IREE's e2e tests write check ops as calls (a tolerance third) and constants as
+    util.unfoldable_constant."""
+    text = """func.func @t() {
+  %0 = util.unfoldable_constant dense<[1.0, 2.0]> : tensor<2xf32>
+  check.expect_almost_eq_const(%0, dense<[1.0, 2.0]> : tensor<2xf32>, 1.0e-3) : tensor<2xf32>
+  check.expect_eq_const(%0, dense<[
+      1.0, 2.0]> : tensor<2xf32>) : tensor<2xf32>
+  check.expect_eq(%0, %0) : tensor<2xf32>
+  return
+}"""
+    out, table = shared.convert_check_ops(text)
+    assert "util." not in out
+    assert "check.expect" not in out.replace("@check.expect", "")
+    assert "%0 = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf32>" in out
+    assert "%__expected_1 = stablehlo.constant dense<[\n      1.0, 2.0]> : tensor<2xf32>" in out
+    assert "@check.expect_eq.2(%0, %0)" in out
+    assert [(e.kind, e.tolerance) for e in table] == [
+        ("expect_almost_eq_const", 1e-3),
+        ("expect_eq_const", None),
+        ("expect_eq", None),
+    ]
+    import penguin_opt
+
+    penguin_opt.load(out)  # what the sweep loads parses
+
+
 def test_entry_program_returns_checked_values():
     text, _table = (
         shared.convert_check_ops("""func.func private @g(%a: tensor<2xi32>) -> tensor<2xi32> {

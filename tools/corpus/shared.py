@@ -22,7 +22,9 @@ under any folder (no manifest needed).
 dialect jaxlib does not ship; before loading, each is rewritten into
 ``stablehlo.custom_call @check.<kind>.<n>(%actual, %expected)`` (the constant of a
 ``*_const`` form becomes a ``stablehlo.constant``), which the passes leave alone; the
-testdata programs' own ``custom_call @check.expect_*`` get the same numbering.
+testdata programs' own ``custom_call @check.expect_*`` get the same numbering, and so do
+IREE's e2e tests' check calls (``check.expect_eq_const(%x, dense<..> : T) : T``), whose
+``util.unfoldable_constant`` is read as ``stablehlo.constant``.
 ``expect_serialized_eq`` (compares with probe files on disk) keeps only its operand.
 
 **Checks**, per public function of a chunk (with only its callees kept, renamed ``@main``):
@@ -191,10 +193,71 @@ def _types(text: str, pos: int) -> tuple[list[str], int]:
 _VALUE = r"%[\w#.$-]+"
 
 
+# IREE's e2e tests: check ops written as calls, `check.expect_eq_const(%x, dense<..> : T) : T`
+# (a tolerance third: `check.expect_almost_eq_const(%x, dense<..> : T, 1.0e-4) : T`), and
+# constants IREE's compiler does not fold, which mean what stablehlo.constant means
+_CALL_CHECK = re.compile(r"check\.(expect_[a-z_]+)\(")
+_UNFOLDABLE = re.compile(r"\butil\.unfoldable_constant\b")
+
+
+def _iree_forms(text: str) -> str:
+    """IREE's check-op calls in the pretty form :func:`convert_check_ops` reads, and its
+    ``util.unfoldable_constant`` as ``stablehlo.constant``."""
+    text = _UNFOLDABLE.sub("stablehlo.constant", text)
+    out, pos = [], 0
+    for m in _CALL_CHECK.finditer(text):
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        if m.start() < pos or text[line_start : m.start()].strip():
+            continue  # (an @check.expect_x( custom call's callee)
+        close = _closing(text, m.end() - 1)
+        args = _top_level_split(text[m.end() : close])
+        kind = m.group(1)
+        if kind.endswith("_const"):  # the literal's own type goes: the op's type follows
+            args[1] = re.sub(r"\s*:\s*tensor<.*>\s*$", "", args[1], flags=re.S)
+        if len(args) == 3:
+            args[2] = f"tolerance = {args[2]}"
+        out += [text[pos : m.start()], f"check.{kind} {', '.join(args)}"]
+        pos = close + 1
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _closing(text: str, start: int) -> int:
+    """Index of the bracket closing the one at ``text[start]`` (``->`` is no bracket)."""
+    closing = {"(": ")", "<": ">", "[": "]", "{": "}"}
+    stack = []
+    for i in range(start, len(text)):
+        ch = text[i]
+        if ch in closing:
+            stack.append(closing[ch])
+        elif ch in ")>]}" and not (ch == ">" and text[i - 1] == "-"):
+            stack.pop()
+            if not stack:
+                return i
+    raise ValueError("unbalanced '('")
+
+
+def _top_level_split(text: str) -> list[str]:
+    """``text`` split at the commas outside brackets, each part stripped."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "(<[{":
+            depth += 1
+        elif ch in ")>]}" and not (ch == ">" and text[i - 1] == "-"):
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+    parts.append(text[start:].strip())
+    return parts
+
+
 def convert_check_ops(text: str) -> tuple[str, list[Expectation]]:
-    """``text`` with every ``check.expect_*`` op (pretty form) and every
-    ``custom_call @check.expect_*`` turned into a numbered ``custom_call @check.<kind>.<n>``,
-    and the expectations by number. Raises ValueError on a form it does not know."""
+    """``text`` with every ``check.expect_*`` op (pretty form, or IREE's call form) and
+    every ``custom_call @check.expect_*`` turned into a numbered ``custom_call
+    @check.<kind>.<n>``, and the expectations by number. Raises ValueError on a form it
+    does not know."""
+    text = _iree_forms(text)
     table: list[Expectation] = []
     out, pos = [], 0
     for m in _PRETTY_CHECK.finditer(text):
