@@ -364,6 +364,16 @@ def test_hlo_errors_and_findings_are_at_their_line_and_column(tmp_path):
     assert proc.returncode == 1
     (line,) = proc.stderr.decode().splitlines()
     assert line.startswith(f"{bad}:5:8: error: 'stablehlo.add' op requires the same shape"), line
+    # an HLO proto in protobuf text format (XLA's translate tests): said so, not MLIR's
+    # "invalid attribute name" at the `#` comment
+    bad.write_text('# RUN: xla-translate %s\n\nhlo_module {\n  name: "main"\n}\n')
+    proc = penguin_opt(bad)
+    assert proc.returncode == 1
+    assert proc.stderr.decode().splitlines() == [
+        f"{bad}:3:1: error: an HLO proto in protobuf text format ('hlo_module'), which "
+        "penguin-opt does not read: give it HLO text (HloModule ...), a binary "
+        "HloModuleProto or HloProto, or MLIR"
+    ]
     bad.write_text("// a test\n/* not closed\nHloModule m\n")  # no MLIR has /*: XLA's error
     proc = penguin_opt(bad)
     assert proc.returncode == 1

@@ -192,6 +192,14 @@ _HLO_INSTRUCTION_LINE = re.compile(
 )
 
 
+# an HloProto / HloModuleProto / HloSnapshot in protobuf text format (XLA's translate
+# tests), after `#` comments
+_TEXT_PROTO = re.compile(
+    r"(?:\s+|#[^\n]*)*(hlo_module|hlo_snapshot|hlo|computations|name|entry_computation_name)"
+    r"\s*(?:\{|:\s*\")"
+)
+
+
 def _looks_like_hlo_text(text: str) -> bool:
     """HLO text as XLA's parser takes it: ``HloModule ...`` or an ``ENTRY`` computation
     first, or computations without the module header (the last one is the entry);
@@ -237,6 +245,15 @@ def parse_source(source: Source) -> ir.Operation:
     _check_nesting(source)
     if _looks_like_hlo_text(text):
         return _parse_hlo_text(source, text)
+    proto = _TEXT_PROTO.match(text)
+    if proto is not None:  # MLIR's parser would say "invalid attribute name" at a `#`
+        line = text.count("\n", 0, proto.start(1)) + 1
+        column = proto.start(1) - text.rfind("\n", 0, proto.start(1))
+        raise InputError(
+            f"{source.name}:{line}:{column}: error: an HLO proto in protobuf text format "
+            f"('{proto.group(1)}'), which penguin-opt does not read: give it HLO text "
+            "(HloModule ...), a binary HloModuleProto or HloProto, or MLIR"
+        )
     try:
         return _as_module(parse_allowing_penguin_sorts(text, source.name), source)
     except ir.MLIRError as err:
