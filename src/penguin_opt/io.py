@@ -310,7 +310,11 @@ def _import_hlo(proto: bytes, source: Source) -> ir.Operation:
     try:
         return ir.Module.parse(bytecode).operation
     except ir.MLIRError as err:  # the verifier's, at the instruction (see parse_source)
-        raise InputError(format_mlir_error(err, source.name)) from None
+        diagnostics = list(getattr(err, "error_diagnostics", []) or [])
+        if not diagnostics:
+            raise InputError(format_mlir_error(err, source.name)) from None
+        # (its note names the bytecode the importer made, not anything of the input)
+        raise InputError(_diagnostic_line(diagnostics[0], "error", source.name)) from None
 
 
 # An HLO constant printed without its values (XLA elides large ones unless told not to)
