@@ -182,7 +182,7 @@ def _check_nesting(source: Source) -> None:
 
 
 # What XLA's HLO lexer skips before the first token: white space, // and /* */ comments
-_HLO_SKIPPED = re.compile(r"(?:\s+|//[^\n]*|/\*.*?\*/)*", re.S)
+_HLO_SKIPPED = re.compile(r"(?:\s+|//[^\n]*|/\*.*?\*/)*+", re.S)  # (possessive: linear)
 _HLO_FIRST_TOKEN = re.compile(r"(?:HloModule|ENTRY)\b")
 # a module without its header: computations (``name [(signature)] {``) of instructions
 # (``[ROOT] name = f32[...] opcode(...)``: no MLIR type is written `f32[`)
@@ -195,7 +195,7 @@ _HLO_INSTRUCTION_LINE = re.compile(
 # an HloProto / HloModuleProto / HloSnapshot in protobuf text format (XLA's translate
 # tests), after `#` comments
 _TEXT_PROTO = re.compile(
-    r"(?:\s+|#[^\n]*)*(hlo_module|hlo_snapshot|hlo|computations|name|entry_computation_name)"
+    r"(?:\s+|#[^\n]*)*+(hlo_module|hlo_snapshot|hlo|computations|name|entry_computation_name)"
     r"\s*(?:\{|:\s*\")"
 )
 
