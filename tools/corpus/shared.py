@@ -157,21 +157,23 @@ _CUSTOM_CHECK = re.compile(r"@check\.(expect_[a-z_]+)\(")
 
 
 def _balanced(text: str, start: int) -> int:
-    """Index just past the ``<...>`` that opens at ``text[start] == '<'``."""
-    depth = 0
+    """Index just past the bracket (``<``, ``(``, ``[`` or ``{``) closing the one at
+    ``text[start]``; strings are skipped and ``->`` is no bracket."""
+    closing = {"(": ")", "<": ">", "[": "]", "{": "}"}
+    stack = []
     i = start
     while i < len(text):
         ch = text[i]
         if ch == '"':
             i = text.index('"', i + 1)
-        elif ch == "<":
-            depth += 1
-        elif ch == ">" and text[i - 1] != "-":
-            depth -= 1
-            if depth == 0:
+        elif ch in closing:
+            stack.append(closing[ch])
+        elif ch in ")>]}" and not (ch == ">" and text[i - 1] == "-"):
+            stack.pop()
+            if not stack:
                 return i + 1
         i += 1
-    raise ValueError("unbalanced '<'")
+    raise ValueError(f"unbalanced '{text[start]}'")
 
 
 def _types(text: str, pos: int) -> tuple[list[str], int]:
@@ -209,7 +211,7 @@ def _iree_forms(text: str) -> str:
         line_start = text.rfind("\n", 0, m.start()) + 1
         if m.start() < pos or text[line_start : m.start()].strip():
             continue  # (an @check.expect_x( custom call's callee)
-        close = _closing(text, m.end() - 1)
+        close = _balanced(text, m.end() - 1) - 1
         args = _top_level_split(text[m.end() : close])
         kind = m.group(1)
         if kind.endswith("_const"):  # the literal's own type goes: the op's type follows
@@ -220,21 +222,6 @@ def _iree_forms(text: str) -> str:
         pos = close + 1
     out.append(text[pos:])
     return "".join(out)
-
-
-def _closing(text: str, start: int) -> int:
-    """Index of the bracket closing the one at ``text[start]`` (``->`` is no bracket)."""
-    closing = {"(": ")", "<": ">", "[": "]", "{": "}"}
-    stack = []
-    for i in range(start, len(text)):
-        ch = text[i]
-        if ch in closing:
-            stack.append(closing[ch])
-        elif ch in ")>]}" and not (ch == ">" and text[i - 1] == "-"):
-            stack.pop()
-            if not stack:
-                return i
-    raise ValueError("unbalanced '('")
 
 
 def _top_level_split(text: str) -> list[str]:
