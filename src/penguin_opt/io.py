@@ -87,14 +87,15 @@ def read_source(path: str, *, chunked: bool = False) -> Source:
         raise InputError(f"{path}: error: cannot read input: {err.strerror}") from None
 
 
-def format_mlir_error(err: ir.MLIRError, default: str) -> str:
-    """MLIR's first error diagnostic as one line: ``file:line:col: error: message``."""
+def format_mlir_error(err: ir.MLIRError, default: str, *, note: bool = True) -> str:
+    """MLIR's first error diagnostic as one line: ``file:line:col: error: message``, with
+    its first note in parentheses unless ``note`` is False."""
     diagnostics = list(getattr(err, "error_diagnostics", []) or [])
     if not diagnostics:
         text = one_line(err)
         return f"{default}: error: {text}"
     diag = diagnostics[0]
-    notes = [one_line(n.message) for n in getattr(diag, "notes", [])]
+    notes = [one_line(n.message) for n in getattr(diag, "notes", [])] if note else []
     extra = f" (note: {notes[0]})" if notes else ""
     return _diagnostic_line(diag, "error", default) + extra
 
@@ -184,12 +185,12 @@ def _check_nesting(source: Source) -> None:
 # What XLA's HLO lexer skips before the first token: white space, // and /* */ comments
 _HLO_SKIPPED = re.compile(r"(?:\s+|//[^\n]*|/\*.*?\*/)*+", re.S)  # (possessive: linear)
 _HLO_FIRST_TOKEN = re.compile(r"(?:HloModule|ENTRY)\b")
+# An instruction's definition: `[ROOT] [%]name = shape opcode(...)`, one per line
+_HLO_INSTRUCTION = re.compile(r"^([ \t]*(?:ROOT[ \t]+)?)(%?([A-Za-z_][\w.\-]*))[ \t]*=", re.M)
 # a module without its header: computations (``name [(signature)] {``) of instructions
 # (``[ROOT] name = f32[...] opcode(...)``: no MLIR type is written `f32[`)
 _HLO_COMPUTATION = re.compile(r"%?[A-Za-z_][\w.\-]*\s*[({]")
-_HLO_INSTRUCTION_LINE = re.compile(
-    r"^[ \t]*(?:ROOT[ \t]+)?%?[A-Za-z_][\w.\-]*[ \t]*=[ \t]*\(?[a-z][a-z0-9]*\[", re.M
-)
+_HLO_INSTRUCTION_LINE = re.compile(_HLO_INSTRUCTION.pattern + r"[ \t]*\(?[a-z][a-z0-9]*\[", re.M)
 
 
 # an HloProto / HloModuleProto / HloSnapshot in protobuf text format (XLA's translate
@@ -310,11 +311,8 @@ def _import_hlo(proto: bytes, source: Source) -> ir.Operation:
     try:
         return ir.Module.parse(bytecode).operation
     except ir.MLIRError as err:  # the verifier's, at the instruction (see parse_source)
-        diagnostics = list(getattr(err, "error_diagnostics", []) or [])
-        if not diagnostics:
-            raise InputError(format_mlir_error(err, source.name)) from None
-        # (its note names the bytecode the importer made, not anything of the input)
-        raise InputError(_diagnostic_line(diagnostics[0], "error", source.name)) from None
+        # without its note, which names the bytecode the importer made, not the input
+        raise InputError(format_mlir_error(err, source.name, note=False)) from None
 
 
 # An HLO constant printed without its values (XLA elides large ones unless told not to)
@@ -350,10 +348,6 @@ def _hlo_syntax_error(name: str, message: str) -> str:
     line, column = found[0][:2]
     messages = dict.fromkeys(m.strip().rstrip(":") for *_, m in found)
     return f"{name}:{line}:{column}: error: invalid HLO text: {one_line('; '.join(messages))}"
-
-
-# An instruction's definition: `[ROOT] [%]name = shape opcode(...)`, one per line
-_HLO_INSTRUCTION = re.compile(r"^([ \t]*(?:ROOT[ \t]+)?)(%?([A-Za-z_][\w.\-]*))[ \t]*=", re.M)
 
 
 def _hlo_instruction_positions(text: str) -> dict[str, tuple[int, int]]:
