@@ -765,6 +765,28 @@ def test_a_false_shape_assertion_is_not_checkable_and_a_true_one_runs():
     assert check(DYNAMIC_EVEN, DYNAMIC, dynamic_dim_size=4).ok
 
 
+# jax's shape custom calls, as a shape-polymorphic jax.export writes `lax.top_k(x, n - 1)`:
+# only jax's own refinement (not StableHLO's refine-shapes) makes them static
+DYNAMIC_TOP_K = """func.func @main(%x: tensor<4x?xf32>) -> (tensor<4x?xf32>, tensor<4x?xi32>) {
+  %n = stablehlo.get_dimension_size %x, dim = 1 : (tensor<4x?xf32>) -> tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %k = stablehlo.subtract %n, %one : tensor<i32>
+  %v, %i = stablehlo.custom_call @stablehlo.dynamic_top_k(%x, %k) {api_version = 2 : i32} : (tensor<4x?xf32>, tensor<i32>) -> (tensor<4x?xf32>, tensor<4x?xi32>)
+  return %v, %i : tensor<4x?xf32>, tensor<4x?xi32>
+}
+"""
+
+
+@pytest.mark.parametrize("oracle", ["interpreter", "xla"])
+def test_jax_shape_custom_calls_are_refined_as_jax_refines_them(oracle):
+    report = check(DYNAMIC_TOP_K, DYNAMIC_TOP_K, dynamic_dim_size=5, trials=2, oracle=oracle)
+    assert report.ok, report.table()
+    assert "@main specialized to (tensor<4x5xf32>)" in report.note
+    # k = n - 1 really is computed: k = n - 2 gives other results
+    fewer = DYNAMIC_TOP_K.replace("dense<1> : tensor<i32>", "dense<2> : tensor<i32>")
+    assert not check(DYNAMIC_TOP_K, fewer, dynamic_dim_size=5, oracle=oracle).ok
+
+
 def test_dynamic_dim_size_on_the_command_line(tmp_path):
     before = write(tmp_path, "dyn.mlir", DYNAMIC)
     out = tmp_path / "out.mlir"

@@ -7,6 +7,7 @@ CI runs this file on the pinned set, the newest (Python 3.13, jax 0.12) and the 
 from __future__ import annotations
 
 import importlib.util
+import io
 import re
 from pathlib import Path
 
@@ -96,6 +97,33 @@ def test_cpu_compile_and_load_runs_a_program():
     buffers = [jax.device_put(np.arange(3, dtype=np.float32), device)]
     out = exe.execute_sharded(buffers).disassemble_into_single_device_arrays()
     np.testing.assert_array_equal(np.asarray(out[0][0]), [0, 2, 4])
+
+
+def test_refine_polymorphic_shapes_specializes_and_checks_assertions():
+    def refined(n: int) -> str:
+        program = (
+            f"func.func @main(%x: tensor<{n}xf32>) -> tensor<?xf32> {{\n"
+            f"  %n = stablehlo.get_dimension_size %x, dim = 0 : (tensor<{n}xf32>) -> tensor<i32>\n"
+            "  %c2 = stablehlo.constant dense<2> : tensor<i32>\n"
+            "  %k = stablehlo.divide %n, %c2 : tensor<i32>\n"
+            "  %ok = stablehlo.compare GT, %k, %c2, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>\n"
+            "  stablehlo.custom_call @shape_assertion(%ok, %k) {api_version = 2 : i32, "
+            'error_message = "k = {0} is too small", has_side_effect = true} '
+            ": (tensor<i1>, tensor<i32>) -> ()\n"
+            "  %v, %i = stablehlo.custom_call @stablehlo.dynamic_top_k(%x, %k) {api_version = 2 : i32}"
+            f" : (tensor<{n}xf32>, tensor<i32>) -> (tensor<?xf32>, tensor<?xi32>)\n"
+            "  return %v : tensor<?xf32>\n}\n"
+        )
+        with make_context():
+            module = ir.Module.parse(program)
+            buffer = io.BytesIO()
+            module.operation.write_bytecode(buffer)
+            return str(ir.Module.parse(_compat.refine_polymorphic_shapes(buffer.getvalue())))
+
+    assert "-> tensor<4xf32>" in refined(8)
+    assert "chlo.top_k" in refined(8)
+    with pytest.raises(Exception, match="k = 2 is too small"):
+        refined(4)
 
 
 def test_inline_pass_end_to_end():

@@ -58,6 +58,7 @@ __all__ = [
     "native_library_path",
     "op_id",
     "primitive_test_harnesses",
+    "refine_polymorphic_shapes",
     "register_dialects",
     "rewrite",
 ]
@@ -149,6 +150,21 @@ def mlir_to_xla_computation(program: bytes | str) -> XlaComputation:
 
     return _jax.mlir.mlir_module_to_xla_computation(
         program, use_tuple_args=False, return_tuple=False
+    )
+
+
+def refine_polymorphic_shapes(bytecode: bytes) -> bytes:
+    """jax's shape refinement, what it runs before it executes a shape-polymorphic export:
+    a module (bytecode) whose @main has static argument types in, the module with shapes
+    propagated through it out (StableHLO's refine-shapes extended with jax's shape custom
+    calls, e.g. ``stablehlo.dynamic_top_k``, then canonicalize-dynamism; jax's shape
+    assertions checked and dropped). Raises an XLA status error (``JaxRuntimeError``)
+    naming what failed, e.g. a false shape assertion. ``jaxlib._jax.mlir.
+    refine_polymorphic_shapes`` (0.9.2 through 0.12.0.1)."""
+    from jaxlib import _jax
+
+    return _jax.mlir.refine_polymorphic_shapes(
+        bytecode, enable_shape_assertions=True, validate_static_shapes=False
     )
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import hashlib
+import io
 import math
 import pickle
 import re
@@ -223,7 +224,7 @@ def prepare_for_interpreter(
         )
         pm.run(module)
         if refine is not None:
-            _refine(module, refine)
+            module = _refine(module, refine)
         if split_complex:
             _split_complex_results(module)
         for op in ops_under(module):
@@ -313,28 +314,46 @@ def _bitcast(op: ir.Operation) -> ir.Value:
 _PYTHON_CALLBACK = re.compile(r"python.*callback")
 
 
-def _refine(module: ir.Operation, types: Sequence[str]) -> None:
-    """Specialize @main to the argument ``types`` and propagate the shapes through the
-    program (StableHLO's ``stablehlo-refine-arguments``, ``stablehlo-refine-shapes`` and
-    ``stablehlo-canonicalize-dynamism``, what jax runs before it executes a
-    shape-polymorphic export; composites become calls of their decompositions first, whose
-    signatures refine-shapes can specialize), then check and drop jax's shape assertions
-    (``stablehlo-check-shape-assertions``: a false one is an error naming the constraint).
-    NotCheckable if a type in @main stays dynamic."""
+def _refine(module: ir.Operation, types: Sequence[str]) -> ir.Operation:
+    """``module`` with @main specialized to the argument ``types`` and the shapes
+    propagated through the program, as jax does before it executes a shape-polymorphic
+    export: composites become calls of their decompositions (whose signatures can then be
+    specialized), ``stablehlo-refine-arguments``, then jax's own refinement
+    (``_compat.refine_polymorphic_shapes``: StableHLO's refine-shapes extended with jax's
+    shape custom calls such as ``stablehlo.dynamic_top_k``, canonicalize-dynamism, and
+    jax's shape assertions checked and dropped). Where jax's refinement fails, StableHLO's
+    passes (``stablehlo-refine-shapes``, ``stablehlo-canonicalize-dynamism``,
+    ``stablehlo-check-shape-assertions``: a false assertion is an error naming the
+    constraint) refine ``module`` in place or say why not. NotCheckable if a type in @main
+    stays dynamic."""
     from jaxlib.mlir import ir, passmanager
+
+    from ._compat import refine_polymorphic_shapes
 
     passmanager.PassManager.parse(
         "builtin.module(func.func(stablehlo-legalize-composite-to-call),"
-        f"stablehlo-refine-arguments{{types='{','.join(types)}'}},"
-        "stablehlo-refine-shapes,func.func(stablehlo-canonicalize-dynamism),"
-        "func.func(stablehlo-check-shape-assertions))"
+        f"stablehlo-refine-arguments{{types='{','.join(types)}'}})"
     ).run(module)
+    buffer = io.BytesIO()
+    module.write_bytecode(buffer)
+    try:
+        module = ir.Module.parse(refine_polymorphic_shapes(buffer.getvalue())).operation
+        # (it may make CHLO ops, e.g. chlo.top_k of a stablehlo.dynamic_top_k)
+        passmanager.PassManager.parse("builtin.module(func.func(chlo-legalize-to-stablehlo))").run(
+            module
+        )
+    except Exception:  # an XLA status error: StableHLO's passes say why
+        passmanager.PassManager.parse(
+            "builtin.module(stablehlo-refine-shapes,func.func(stablehlo-canonicalize-dynamism),"
+            "func.func(stablehlo-check-shape-assertions))"
+        ).run(module)
     ftype = ir.FunctionType(ir.TypeAttr(_main_func(module).attributes["function_type"]).value)
     for t in (*ftype.inputs, *ftype.results):
         if isinstance(t, ir.ShapedType) and not ir.ShapedType(t).has_static_shape:
             raise NotCheckable(
                 f"@main keeps the dynamic type {t} when its arguments are {', '.join(types)}"
             )
+    return module
 
 
 def _split_complex_results(module: ir.Operation) -> None:
