@@ -10,6 +10,9 @@ keras-hub models need ``pip install -e '.[corpus]'`` and run behind ``-m corpus`
 from __future__ import annotations
 
 import functools
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -252,6 +255,53 @@ def test_jax_primitive_harnesses_export_for_the_sweep(tmp_path, capsys):
     finally:
         shared.shutdown_worker()
     assert "files: 4, chunks: 4, loaded: 4" in capsys.readouterr().out
+
+
+def test_jax_back_compat_programs_export_for_a_batch_check(tmp_path):
+    """``tools.corpus.back_compat`` writes jax's export back-compat programs as files a
+    batch run with --check-equivalence takes: the CPU LAPACK ones are checked, and a
+    shape-polymorphic one (``stablehlo.dynamic_top_k``) is checked specialized."""
+    from penguin_opt._compat import export_back_compat_modules
+    from tools.corpus import back_compat
+
+    if not export_back_compat_modules():
+        pytest.skip("this jax has no export back-compat test data")
+    out = tmp_path / "bc"
+    assert back_compat.main([str(out)]) == 0
+    names = {p.name for p in out.glob("*.mlir")}
+    assert len(names) > 50, sorted(names)
+    picked = [
+        out / name
+        for name in sorted(names)
+        if name.startswith(("cpu_lu_lapack_getrf__data_2024_05_31_f32", "stablehlo_dynamic_top_k"))
+    ]
+    assert len(picked) >= 2, sorted(names)
+    report = tmp_path / "r.json"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "penguin_opt.cli",
+            *picked,
+            "-o",
+            tmp_path / "canon",
+            "-p",
+            "inline,stablehlo-canonicalize-for-penguin,stablehlo-canonicalize-conv",
+            "--jobs",
+            "1",
+            "--check-equivalence",
+            "--dynamic-dim-size",
+            "5",
+            "--report",
+            report,
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(report.read_text())["summary"]
+    assert summary["ok"] == len(picked), summary
 
 
 TORCH_XLA = Path(__file__).parent / "data" / "torch_xla"

@@ -50,6 +50,7 @@ __all__ = [
     "E8M0_CONVERTS_AS_MODELLED",
     "JAXLIB_VERSION",
     "cpu_compile_and_load",
+    "export_back_compat_modules",
     "hlo_module_class",
     "hlo_text_to_proto",
     "hlo_to_stablehlo",
@@ -200,6 +201,26 @@ def primitive_test_harnesses() -> list | None:
     except ImportError:
         return None
     return list(test_harnesses.all_harnesses)
+
+
+def export_back_compat_modules() -> list[ModuleType]:
+    """The modules of jax's export backward-compatibility test data (``jax._src.
+    internal_test_util.export_back_compat_test_data``: programs jax exported over the
+    years, each a dict with ``mlir_module_text``), those that import; empty in a jax
+    without them. Only ``tools.corpus.back_compat`` reads them (a sweep tool)."""
+    import pkgutil
+
+    try:
+        from jax._src.internal_test_util import export_back_compat_test_data as data
+    except ImportError:
+        return []
+    modules = []
+    for info in pkgutil.walk_packages(data.__path__, data.__name__ + "."):
+        try:
+            modules.append(importlib.import_module(info.name))
+        except Exception:  # a data module this jax cannot import
+            continue
+    return modules
 
 
 def native_library_path() -> Path:
