@@ -62,8 +62,7 @@ def render(
         "(the HLO text must import to the same module), then the StableHLO pipeline",
         "* symbolic-shape programs are checked as the checker checks any: both sides "
         "specialized to the shapes of the model's arguments (`stablehlo-refine-arguments`, "
-        "`stablehlo-refine-shapes`, `stablehlo-canonicalize-dynamism`, "
-        "`stablehlo-check-shape-assertions`)",
+        "then jax's own shape refinement, which checks and drops its shape assertions)",
         "* oracle: `interpreter` is the StableHLO reference interpreter; `xla` is XLA CPU "
         "through jax (used where the interpreter takes too long: a 32x32 ResNet50 forward "
         "pass was still running after six minutes on it); `auto` rows say which one decided",
