@@ -787,6 +787,42 @@ def test_jax_shape_custom_calls_are_refined_as_jax_refines_them(oracle):
     assert not check(DYNAMIC_TOP_K, fewer, dynamic_dim_size=5, oracle=oracle).ok
 
 
+# Weights as torch-mlir and IREE write them: a resource blob (alignment, then the data)
+RESOURCE = """func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %w = stablehlo.constant dense_resource<weights> : tensor<4xf32>
+  %0 = stablehlo.multiply %w, %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+{-#
+  dialect_resources: {
+    builtin: {
+      weights: "0x040000000000803F000000400000404000008040"
+    }
+  }
+#-}
+"""
+
+
+@pytest.mark.parametrize("oracle", ["interpreter", "xla"])
+def test_resource_constants_run_with_their_values(oracle):
+    """The interpreter read a ``dense_resource`` as stray memory (a program mismatched
+    itself) and XLA refused it: both now run it as the dense constant it holds."""
+    dense = RESOURCE.split("{-#")[0].replace(
+        "dense_resource<weights>", "dense<[1.0, 2.0, 3.0, 4.0]>"
+    )
+    report = check(RESOURCE, dense, oracle=oracle, rtol=0.0, atol=0.0)
+    assert report.ok, report.table()
+    assert not check(RESOURCE, dense.replace("4.0]", "5.0]"), oracle=oracle).ok
+
+
+def test_elided_constants_are_not_checkable():
+    """MLIR's printer writes the large constants it elides as ``dense_resource<__elided__>``,
+    which reads back with no values."""
+    elided = RESOURCE.split("{-#")[0].replace("<weights>", "<__elided__>")
+    with pytest.raises(NotCheckable, match=r"'dense_resource<__elided__>' are not in the program"):
+        check(elided, elided)
+
+
 def test_dynamic_dim_size_on_the_command_line(tmp_path):
     before = write(tmp_path, "dyn.mlir", DYNAMIC)
     out = tmp_path / "out.mlir"

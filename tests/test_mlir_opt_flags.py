@@ -564,3 +564,25 @@ def test_debuginfo_names_the_input_file(tmp_path):
     assert again.stdout == proc.stdout, again.stderr  # the escaped name reads back
     piped = run("-", "--mlir-print-debuginfo", stdin=body.encode())
     assert 'loc("<stdin>":1:17)' in piped.stdout.decode(), piped.stdout
+
+
+def test_resource_names_are_kept(tmp_path):
+    """A ``dense_resource`` keeps its name, as mlir-opt prints it, with or without a
+    ``module`` around the ops (text without one is parsed once: a second parse in the
+    context renamed the resource ``weights_1``)."""
+    data = "0x04000000" + "0000803F000000400000404000008040"  # alignment, then 1..4 as f32
+    func = (
+        "func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+        "  %w = stablehlo.constant dense_resource<weights> : tensor<4xf32>\n"
+        "  %0 = stablehlo.add %w, %x : tensor<4xf32>\n"
+        "  return %0 : tensor<4xf32>\n}\n"
+    )
+    blobs = f'{{-#\n  dialect_resources: {{\n    builtin: {{\n      weights: "{data}"\n    }}\n  }}\n#-}}\n'
+    for text in (func + blobs, "module {\n" + func + "}\n" + blobs):
+        src = tmp_path / "w.mlir"
+        src.write_text(text)
+        proc = run(src, "-p", "stablehlo-canonicalize-for-penguin")
+        assert proc.returncode == 0, proc.stderr
+        out = proc.stdout.decode()
+        assert "dense_resource<weights> : tensor<4xf32>" in out, out
+        assert f'weights: "{data}"' in out, out

@@ -37,7 +37,14 @@ import numpy as np
 
 from . import isolated, penguin_sort
 from .cli_common import DEFAULT_TIMEOUT, one_line
-from .elements import DTYPES, dtype_of, make_elements, read_elements, type_key
+from .elements import (
+    DTYPES,
+    UnsupportedElementType,
+    dtype_of,
+    make_elements,
+    read_elements,
+    type_key,
+)
 from .ir_util import entry_function, ops_named, ops_under, string_value
 
 if TYPE_CHECKING:  # the bindings are imported where used
@@ -218,6 +225,7 @@ def prepare_for_interpreter(
             entry.attributes["sym_name"] = ir.StringAttr.get("main")
         _replace_known_custom_calls(module, resize_mode)
         _unfuse(module)
+        _inline_resources(module)
         pm = passmanager.PassManager.parse(
             "builtin.module(hlo-legalize-to-stablehlo,func.func(chlo-legalize-to-stablehlo),"
             "func.func(stablehlo-legalize-deprecated-ops))"
@@ -240,7 +248,67 @@ def prepare_for_interpreter(
                     raise NotCheckable(f"cannot execute 'stablehlo.custom_call @{target}'")
             elif op.name.startswith("mhlo."):
                 raise NotCheckable(f"cannot execute '{op.name}'")
-        return print_module(module)
+        text = print_module(module)
+        handle = _RESOURCE_HANDLE.search(text)
+        if handle:  # neither oracle reads one: the interpreter reads stray memory
+            raise NotCheckable(f"the oracles cannot read 'dense_resource<{handle[1]}>'")
+        return text
+
+
+# A resource elements attribute (``dense_resource<key>``) and the blobs a module carries
+# (``{-# dialect_resources: { builtin: { key: "0x<alignment, 4 bytes><data>" } } #-}``)
+_RESOURCE_HANDLE = re.compile(r'dense_resource<([\w.$-]+|"(?:[^"\\]|\\.)*")>')
+_RESOURCE_BLOB = re.compile(
+    r'^[ \t]*([\w.$-]+|"(?:[^"\\]|\\.)*")[ \t]*:[ \t]*"0x([0-9A-Fa-f]*)"', re.M
+)
+
+
+def _inline_resources(module: ir.Operation) -> None:
+    """Constants whose value is a ``dense_resource`` (torch-mlir's and IREE's weights, the
+    constants MLIR's printer elides) get the same values as a dense attribute: the
+    interpreter reads a resource as whatever memory it finds, XLA refuses it. NotCheckable
+    for a resource the program has no values for (``dense_resource<__elided__>``: elided
+    when it was printed)."""
+    from jaxlib.mlir import ir
+
+    from .io import module_text as print_module
+
+    constants = []
+    for op in ops_under(module):
+        attributes = op.attributes
+        if "value" not in attributes or type(attributes["value"]) is not ir.Attribute:
+            continue  # (the bindings give the kinds they know as their own classes)
+        try:
+            ir.DenseResourceElementsAttr(attributes["value"])
+        except ValueError:
+            continue
+        constants.append(op)
+    if not constants:
+        return
+    text = print_module(module)
+    marker = text.rfind("{-#")
+    blobs = dict(_RESOURCE_BLOB.findall(text, marker)) if marker >= 0 else {}
+    for op in constants:
+        attr = ir.DenseResourceElementsAttr(op.attributes["value"])
+        key = _RESOURCE_HANDLE.search(str(attr))[1]
+        if key not in blobs:
+            raise NotCheckable(
+                f"the values of 'dense_resource<{key}>' are not in the program (elided when it "
+                "was printed): no oracle can run it"
+            )
+        shaped = ir.ShapedType(attr.type)
+        try:
+            dtype = dtype_of(shaped.element_type)
+        except UnsupportedElementType as err:
+            raise NotCheckable(f"'dense_resource<{key}>': {err}") from None
+        data = bytes.fromhex(blobs[key])[4:]  # after the blob's alignment
+        if len(data) != math.prod(shaped.shape) * dtype.itemsize:
+            raise NotCheckable(
+                f"'dense_resource<{key}>' holds {len(data)} bytes, not {shaped.shape} x "
+                f"{dtype.itemsize}"
+            )
+        values = np.frombuffer(data, dtype=dtype).reshape(shaped.shape)
+        op.attributes["value"] = make_elements(values, attr.type)
 
 
 def _unfuse(module: ir.Operation) -> None:

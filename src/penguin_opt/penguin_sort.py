@@ -284,19 +284,25 @@ def to_bytecode(module_op: ir.Operation) -> bytes:
 def parse_text(text: str | bytes, source_name: str) -> ir.Operation:
     """Parse like mlir-opt: a lone ``module`` as is, anything else in an implicit module.
 
-    The implicit-module path (MLIR's ``Module.parse``) names the buffer ``-``; diagnostics
-    substitute the real source name for it.
+    The implicit-module path (MLIR's ``Module.parse``, for several top-level ops) names the
+    buffer ``-``; diagnostics substitute the real source name for it. A single op other
+    than a module is put in a module at ``source_name:0:0``, as mlir-opt does, not parsed
+    again: a second parse in the context would also rename the resources the first one
+    registered (``dense_resource<blob>`` -> ``blob_1``).
     """
     if isinstance(text, bytes):  # bytecode: no source name to give
         return ir.Module.parse(text).operation
     try:
         op = ir.Operation.parse(text, source_name=source_name).operation
-        if op.name == "builtin.module":
-            return op
     except ir.MLIRError as err:
         if "single top-level operation" not in str(err):
             raise
-    return ir.Module.parse(text).operation
+        return ir.Module.parse(text).operation
+    if op.name == "builtin.module":
+        return op
+    module = ir.Module.create(loc=ir.Location.file(source_name, 0, 0))
+    module.body.append(op)
+    return module.operation
 
 
 def _restore_sort(op: ir.Operation) -> None:
