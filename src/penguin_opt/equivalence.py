@@ -225,7 +225,8 @@ def prepare_for_interpreter(
             entry.attributes["sym_name"] = ir.StringAttr.get("main")
         _replace_known_custom_calls(module, resize_mode)
         _unfuse(module)
-        _inline_resources(module)
+        if "dense_resource<" in module_text:  # (printed text: its constants say so)
+            _inline_resources(module)
         pm = passmanager.PassManager.parse(
             "builtin.module(hlo-legalize-to-stablehlo,func.func(chlo-legalize-to-stablehlo),"
             "func.func(stablehlo-legalize-deprecated-ops))"
@@ -273,19 +274,24 @@ def _inline_resources(module: ir.Operation) -> None:
 
     from .io import module_text as print_module
 
+    text = print_module(module)
     constants = []
     for op in ops_under(module):
-        attributes = op.attributes
-        if "value" not in attributes or type(attributes["value"]) is not ir.Attribute:
+        if len(op.results) != 1 or "value" not in op.attributes:
+            continue
+        result = op.results[0].type
+        if isinstance(result, ir.ShapedType) and isinstance(
+            ir.ShapedType(result).element_type, ir.ComplexType
+        ):
+            continue  # a complex elements attribute must not reach Python (see elements)
+        value = op.attributes["value"]
+        if type(value) is not ir.Attribute:
             continue  # (the bindings give the kinds they know as their own classes)
         try:
-            ir.DenseResourceElementsAttr(attributes["value"])
+            ir.DenseResourceElementsAttr(value)
         except ValueError:
             continue
         constants.append(op)
-    if not constants:
-        return
-    text = print_module(module)
     marker = text.rfind("{-#")
     blobs = dict(_RESOURCE_BLOB.findall(text, marker)) if marker >= 0 else {}
     for op in constants:

@@ -284,11 +284,12 @@ def to_bytecode(module_op: ir.Operation) -> bytes:
 def parse_text(text: str | bytes, source_name: str) -> ir.Operation:
     """Parse like mlir-opt: a lone ``module`` as is, anything else in an implicit module.
 
-    The implicit-module path (MLIR's ``Module.parse``, for several top-level ops) names the
-    buffer ``-``; diagnostics substitute the real source name for it. A single op other
-    than a module is put in a module at ``source_name:0:0``, as mlir-opt does, not parsed
-    again: a second parse in the context would also rename the resources the first one
-    registered (``dense_resource<blob>`` -> ``blob_1``).
+    The implicit-module path (MLIR's ``Module.parse``) names the buffer ``-``; diagnostics
+    substitute the real source name for it. Except for a single op other than a module in
+    text with resources (``{-# dialect_resources ... #-}``): that op is put in a module at
+    ``source_name:0:0``, as mlir-opt does, not parsed again, since a second parse in the
+    context would rename the resources the first one registered (``dense_resource<w>``
+    -> ``w_1``); its locations name ``source_name``.
     """
     if isinstance(text, bytes):  # bytecode: no source name to give
         return ir.Module.parse(text).operation
@@ -300,6 +301,8 @@ def parse_text(text: str | bytes, source_name: str) -> ir.Operation:
         return ir.Module.parse(text).operation
     if op.name == "builtin.module":
         return op
+    if "dialect_resources" not in text:
+        return ir.Module.parse(text).operation
     module = ir.Module.create(loc=ir.Location.file(source_name, 0, 0))
     module.body.append(op)
     return module.operation
