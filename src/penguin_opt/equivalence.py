@@ -299,7 +299,7 @@ def _inline_resources(module: ir.Operation) -> None:
         key = _RESOURCE_HANDLE.search(str(attr))[1]
         if key not in blobs:
             # (a context renames a key parsed twice: __elided___1)
-            shown = re.sub(r"^__elided__(_\d+)?$", "__elided__", key)
+            shown = re.sub(r"^__elided__(_\d+)*$", "__elided__", key)
             raise NotCheckable(
                 f"the values of 'dense_resource<{shown}>' are not in the program (elided "
                 "when it was printed): no oracle can run it"
