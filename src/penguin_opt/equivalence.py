@@ -1493,7 +1493,7 @@ def _recheck_in_f64(
 
 
 def _joined(note: str, more: str) -> str:
-    return f"{note}; {more}" if note else more
+    return "; ".join(part for part in (note, more) if part)
 
 
 def _float_dtype(name: str) -> np.dtype:
