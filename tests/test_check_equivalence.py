@@ -949,6 +949,31 @@ def test_amplified_rounding_of_reordered_sums_is_told_apart_in_f64(oracle):
     assert "in f64 too: output 0 differs" in report.note
 
 
+@pytest.mark.parametrize("oracle", ["interpreter", "xla"])
+def test_outputs_that_are_rounding_noise_are_told_apart_in_f64(oracle):
+    """An output that is zero in real arithmetic (here (x.v - x'.v') * 1e6 alone; in a
+    torch-xla training step, the gradient of a conv bias a batch norm cancels) is rounding
+    noise in every type, with no scale to compare at: its difference shrinks as rounding
+    does when both programs run in f64 (~1e-9 from f32), so it is rounding. A wrong result
+    hidden in f32 by that noise does not shrink: a mismatch in f64 too."""
+    noise = [
+        text.replace("%y = stablehlo.add %w, %a", "%y = stablehlo.add %a, %a")
+        for text in (REVERSED, ROTATED)
+    ]
+    report = check(*noise, oracle=oracle, trials=2)
+    assert report.ok, report.table()
+    assert [o.rounding for o in report.outputs] == [True]
+    wrong = noise[1].replace(
+        "%y = stablehlo.add %a, %a",
+        "%s = stablehlo.constant dense<1.0e-05> : tensor<8xf32>\n"
+        "  %ws = stablehlo.multiply %w, %s : tensor<8xf32>\n"
+        "  %y = stablehlo.add %a, %ws",
+    )
+    report = check(noise[0], wrong, oracle=oracle, trials=2)
+    assert not report.ok, report.table()
+    assert "in f64 too: output 0 differs" in report.note
+
+
 def test_programs_that_cannot_be_promoted_to_f64_keep_their_mismatch(tmp_path):
     bits = "%y, %b : tensor<8xf32>, tensor<8xi32>"
     before, after = (
