@@ -974,6 +974,34 @@ def test_outputs_that_are_rounding_noise_are_told_apart_in_f64(oracle):
     assert "in f64 too: output 0 differs" in report.note
 
 
+def test_outputs_within_the_tolerance_are_not_judged_again_in_f64():
+    """The f64 recheck explains the outputs that differed; one that agreed in its own type
+    is not judged again (here w * 1e-30 * 1e-30 against 0: both 0 in f32, where it
+    underflows; in f64 they differ, by 1e-60 of w)."""
+    second = [
+        text.replace("-> tensor<8xf32> {", "-> (tensor<8xf32>, tensor<8xf32>) {").replace(
+            "  return %y : tensor<8xf32>",
+            f"{tail}\n  return %y, %t : tensor<8xf32>, tensor<8xf32>",
+        )
+        for text, tail in (
+            (
+                REVERSED,
+                "  %c = stablehlo.constant dense<1.0e-30> : tensor<8xf32>\n"
+                "  %s = stablehlo.multiply %w, %c : tensor<8xf32>\n"
+                "  %t = stablehlo.multiply %s, %c : tensor<8xf32>",
+            ),
+            (
+                ROTATED,
+                "  %z = stablehlo.constant dense<0.0> : tensor<8xf32>\n"
+                "  %t = stablehlo.multiply %w, %z : tensor<8xf32>",
+            ),
+        )
+    ]
+    report = check(*second, oracle="interpreter", trials=2)
+    assert report.ok, report.table()
+    assert [o.rounding for o in report.outputs] == [True, False]
+
+
 def test_programs_that_cannot_be_promoted_to_f64_keep_their_mismatch(tmp_path):
     bits = "%y, %b : tensor<8xf32>, tensor<8xi32>"
     before, after = (
