@@ -737,14 +737,36 @@ def test_dynamic_arguments_need_their_inputs_or_a_size():
         check(DYNAMIC, DYNAMIC, dynamic_dim_size=0)
 
 
+# jax's shape custom calls, as a shape-polymorphic jax.export writes `lax.top_k(x, n - 1)`:
+# only jax's own refinement (not StableHLO's refine-shapes) makes them static
+DYNAMIC_TOP_K = """func.func @main(%x: tensor<4x?xf32>) -> (tensor<4x?xf32>, tensor<4x?xi32>) {
+  %n = stablehlo.get_dimension_size %x, dim = 1 : (tensor<4x?xf32>) -> tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %k = stablehlo.subtract %n, %one : tensor<i32>
+  %v, %i = stablehlo.custom_call @stablehlo.dynamic_top_k(%x, %k) {api_version = 2 : i32} : (tensor<4x?xf32>, tensor<i32>) -> (tensor<4x?xf32>, tensor<4x?xi32>)
+  return %v, %i : tensor<4x?xf32>, tensor<4x?xi32>
+}
+"""
+
+
 @pytest.mark.parametrize("oracle", ["interpreter", "xla"])
-def test_dynamic_arguments_are_checked_specialized_to_the_given_size(oracle):
-    report = check(DYNAMIC, DYNAMIC, dynamic_dim_size=3, trials=2, oracle=oracle)
+@pytest.mark.parametrize(
+    ("program", "size", "specialized", "change"),
+    [
+        (DYNAMIC, 3, "tensor<3x4xf32>", ("dense<2.000000e+00>", "dense<3.000000e+00>")),
+        (DYNAMIC_TOP_K, 5, "tensor<4x5xf32>", ("dense<1> : tensor<i32>", "dense<2> : tensor<i32>")),
+    ],
+    ids=["dynamic_broadcast", "jax_dynamic_top_k"],
+)
+def test_dynamic_arguments_are_checked_specialized_to_the_given_size(
+    program, size, specialized, change, oracle
+):
+    report = check(program, program, dynamic_dim_size=size, trials=2, oracle=oracle)
     assert report.ok, report.table()
-    assert "@main specialized to (tensor<3x4xf32>)" in report.note
+    assert f"@main specialized to ({specialized})" in report.note
     # the specialized programs really run: a different constant is a mismatch
-    doubled = DYNAMIC.replace("dense<2.000000e+00>", "dense<3.000000e+00>")
-    assert not check(DYNAMIC, doubled, dynamic_dim_size=3, oracle=oracle).ok
+    changed = program.replace(*change)
+    assert not check(program, changed, dynamic_dim_size=size, oracle=oracle).ok
 
 
 def test_dynamic_arguments_take_their_sizes_from_the_inputs():
@@ -763,28 +785,6 @@ def test_a_false_shape_assertion_is_not_checkable_and_a_true_one_runs():
     with pytest.raises(NotCheckable, match="the batch 3 is not even"):
         check(DYNAMIC_EVEN, DYNAMIC_EVEN, dynamic_dim_size=3)
     assert check(DYNAMIC_EVEN, DYNAMIC, dynamic_dim_size=4).ok
-
-
-# jax's shape custom calls, as a shape-polymorphic jax.export writes `lax.top_k(x, n - 1)`:
-# only jax's own refinement (not StableHLO's refine-shapes) makes them static
-DYNAMIC_TOP_K = """func.func @main(%x: tensor<4x?xf32>) -> (tensor<4x?xf32>, tensor<4x?xi32>) {
-  %n = stablehlo.get_dimension_size %x, dim = 1 : (tensor<4x?xf32>) -> tensor<i32>
-  %one = stablehlo.constant dense<1> : tensor<i32>
-  %k = stablehlo.subtract %n, %one : tensor<i32>
-  %v, %i = stablehlo.custom_call @stablehlo.dynamic_top_k(%x, %k) {api_version = 2 : i32} : (tensor<4x?xf32>, tensor<i32>) -> (tensor<4x?xf32>, tensor<4x?xi32>)
-  return %v, %i : tensor<4x?xf32>, tensor<4x?xi32>
-}
-"""
-
-
-@pytest.mark.parametrize("oracle", ["interpreter", "xla"])
-def test_jax_shape_custom_calls_are_refined_as_jax_refines_them(oracle):
-    report = check(DYNAMIC_TOP_K, DYNAMIC_TOP_K, dynamic_dim_size=5, trials=2, oracle=oracle)
-    assert report.ok, report.table()
-    assert "@main specialized to (tensor<4x5xf32>)" in report.note
-    # k = n - 1 really is computed: k = n - 2 gives other results
-    fewer = DYNAMIC_TOP_K.replace("dense<1> : tensor<i32>", "dense<2> : tensor<i32>")
-    assert not check(DYNAMIC_TOP_K, fewer, dynamic_dim_size=5, oracle=oracle).ok
 
 
 # Weights as torch-mlir and IREE write them: a resource blob (alignment, then the data)
