@@ -23,7 +23,6 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import hashlib
-import io
 import math
 import pickle
 import re
@@ -279,10 +278,7 @@ def _inline_resources(module: ir.Operation) -> None:
     for op in ops_under(module):
         if len(op.results) != 1 or "value" not in op.attributes:
             continue
-        result = op.results[0].type
-        if isinstance(result, ir.ShapedType) and isinstance(
-            ir.ShapedType(result).element_type, ir.ComplexType
-        ):
+        if _is_complex(op.results[0].type):
             continue  # a complex elements attribute must not reach Python (see elements)
         value = op.attributes["value"]
         if type(value) is not ir.Attribute:
@@ -405,15 +401,14 @@ def _refine(module: ir.Operation, types: Sequence[str]) -> ir.Operation:
     from jaxlib.mlir import ir, passmanager
 
     from ._compat import refine_polymorphic_shapes
+    from .io import module_bytecode
 
     passmanager.PassManager.parse(
         "builtin.module(func.func(stablehlo-legalize-composite-to-call),"
         f"stablehlo-refine-arguments{{types='{','.join(types)}'}})"
     ).run(module)
-    buffer = io.BytesIO()
-    module.write_bytecode(buffer)
     try:
-        module = ir.Module.parse(refine_polymorphic_shapes(buffer.getvalue())).operation
+        module = ir.Module.parse(refine_polymorphic_shapes(module_bytecode(module))).operation
         # (it may make CHLO ops, e.g. chlo.top_k of a stablehlo.dynamic_top_k)
         passmanager.PassManager.parse("builtin.module(func.func(chlo-legalize-to-stablehlo))").run(
             module
@@ -1107,12 +1102,16 @@ def derived_tolerance(dtype: np.dtype, terms: int, operand_eps: float = 0.0) -> 
     most ~terms * eps relative to the sum of magnitudes) and eps is the larger of the
     output type's and ``operand_eps`` (the coarsest float type a reduction reads, in which
     an oracle may accumulate)."""
+    return 4.0 * max(_dtype_eps(dtype), operand_eps) * max(terms, 1)
+
+
+def _dtype_eps(dtype: np.dtype) -> float:
+    """eps of a float dtype (numpy's or ml_dtypes'), of its parts' for a complex one."""
     import ml_dtypes
 
     if dtype.kind == "c":
         dtype = np.dtype(np.float32 if dtype.itemsize == 8 else np.float64)
-    eps = max(float(ml_dtypes.finfo(dtype).eps), operand_eps)
-    return 4.0 * eps * max(terms, 1)
+    return float(ml_dtypes.finfo(dtype).eps)
 
 
 # ---------------------------------------------------------------------------- the check
@@ -1515,15 +1514,9 @@ def _rounding_shrink(dtype: np.dtype) -> float:
     ``dtype`` runs in f64: the ratio of the two epsilons, with a margin of 100 (the
     amplification is the same in both runs; the rounding errors it amplifies vary by a
     few ulps either way)."""
-    if not np.issubdtype(dtype, np.inexact) and dtype.kind != "V":
+    if not np.issubdtype(dtype, np.inexact) and dtype.kind != "V":  # (V: ml_dtypes' floats)
         return 0.0
-    try:
-        eps = float(np.finfo(dtype).eps)
-    except ValueError:  # ml_dtypes' floats
-        import ml_dtypes
-
-        eps = float(ml_dtypes.finfo(dtype).eps)
-    f64 = float(np.finfo(np.float64).eps)
+    eps, f64 = _dtype_eps(dtype), _dtype_eps(np.dtype(np.float64))
     return 0.0 if eps <= f64 else 100.0 * f64 / eps  # f64 outputs: no shrink to expect
 
 

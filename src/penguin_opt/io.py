@@ -278,16 +278,11 @@ def _as_module(op: ir.Operation, source: Source) -> ir.Operation:
 
 
 def _parse_bytecode(source: Source) -> ir.Operation:
-    from jaxlib.mlir.dialects import stablehlo
-
-    ctx = ir.Context.current
     # A portable artifact names its producer (StableHLO_vX.Y.Z) in the bytecode header;
     # trying to deserialize anything else would print MLIR's diagnostics to stderr.
     if b"StableHLO_v" in source.data[:32]:
         try:
-            with native_stderr_captured():  # its diagnostics: the parse below reports
-                module = stablehlo.deserialize_portable_artifact(ctx, source.data)
-            return module.operation
+            return _deserialized(source)  # (its diagnostics: the parse below reports)
         except Exception:  # not a portable artifact after all: ordinary MLIR bytecode
             pass
     try:
@@ -301,13 +296,20 @@ def _parse_bytecode(source: Source) -> ir.Operation:
     # A portable artifact whose header names another producer (jax's exports of 2023-2025
     # write "MLIRxxx-trunk"): its VHLO ops become StableHLO as any artifact's do.
     try:
-        with native_stderr_captured():
-            return stablehlo.deserialize_portable_artifact(ctx, source.data).operation
+        return _deserialized(source)
     except Exception as err:  # MLIR's error (its diagnostics captured)
         raise InputError(
             f"{source.name}: error: a StableHLO portable artifact (VHLO) this StableHLO "
             f"cannot read: {one_line(err)}"
         ) from None
+
+
+def _deserialized(source: Source) -> ir.Operation:
+    """The StableHLO module of a portable artifact; MLIR's diagnostics are captured."""
+    from jaxlib.mlir.dialects import stablehlo
+
+    with native_stderr_captured():
+        return stablehlo.deserialize_portable_artifact(ir.Context.current, source.data).operation
 
 
 def _holds_vhlo(module: ir.Operation) -> bool:
