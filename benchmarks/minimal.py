@@ -20,6 +20,7 @@ restructuring in Python could still remove.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Callable
 
@@ -44,6 +45,9 @@ class _Minimal:
             "replaceConvertsWithConstants": self.converts,
             "replaceBroadcastsWithBroadcastInDim": self.broadcasts,
             "replaceBroadcastInDimWithConstants": self.broadcast_folds,
+            "fuseIotaSort": self.sorts,
+            "replaceInvalidBackendConfigs": self.backend_configs,
+            "lowerResizeNearestGrad": self.resize_grads,
         }
 
     def _replace_by_constant(self, op, attr, result_type) -> None:
@@ -178,6 +182,156 @@ class _Minimal:
             op.result.replace_all_uses_with(new.result)
             op.erase()
         return len(ops)
+
+    def sorts(self, ops: list) -> int:
+        from jaxlib.mlir import ir
+
+        iota_name, done = self.dialect.op("iota"), 0
+        for op in ops:
+            operands = op.operands
+            if len(operands) != 2:
+                continue
+            iota = operands[1].owner
+            if getattr(type(iota), "OPERATION_NAME", None) != iota_name:
+                continue
+            attributes = op.attributes
+            attributes = {name: attributes[name] for name in attributes}
+            dim = ir.IntegerAttr(attributes["dimension"]).value  # non-negative here
+            if ir.IntegerAttr(iota.attributes["iota_dimension"]).value != dim:
+                continue
+            new = ir.Operation.create(
+                op.name,
+                results=list(op.results.types),
+                operands=[operands[0]],
+                attributes=attributes,
+                regions=1,
+                loc=op.location,
+                ip=ir.InsertionPoint(op),
+            )
+            op.regions[0].blocks[0].append_to(new.regions[0])
+            for old, value in zip(op.results, new.results, strict=True):
+                old.replace_all_uses_with(value)
+            op.erase()
+            if next(iter(iota.result.uses), None) is None:
+                iota.operation.erase()
+            done += 1
+        return done
+
+    def backend_configs(self, ops: list) -> int:
+        from jaxlib.mlir import ir
+
+        from penguin_opt.passes.penguin_rewriters import _INVALID_CONFIG_BYTE
+
+        none, false = ir.StringAttr.get("None"), ir.BoolAttr.get(False)
+        warnings, done = [], 0
+        for op in ops:
+            attributes = op.attributes
+            attributes = {name: attributes[name] for name in attributes}
+            target = attributes["call_target_name"]
+            if ir.StringAttr(target).value != "AwsNeuronErf":
+                continue
+            raw = ir.StringAttr(attributes["backend_config"]).value_bytes
+            if not _INVALID_CONFIG_BYTE.search(raw):
+                continue
+            warnings.append(str(op.location))  # the warning ours emits
+            kept = {"call_target_name": target, "backend_config": none, "has_side_effect": false}
+            for name in ("api_version", "operand_layouts", "result_layouts"):
+                if name in attributes:
+                    kept[name] = attributes[name]
+            new = ir.Operation.create(
+                op.name,
+                results=[op.result.type],
+                operands=list(op.operands),
+                attributes=kept,
+                loc=op.location,
+                ip=ir.InsertionPoint(op),
+            )
+            op.result.replace_all_uses_with(new.result)
+            op.erase()
+            done += 1
+        return done
+
+    def resize_grads(self, ops: list) -> int:
+        from jaxlib.mlir import ir
+
+        from penguin_opt.dialect import i64_matrix
+        from penguin_opt.elements import dtype_of, make_elements
+
+        d, made, done = self.dialect, {}, 0
+        for op in ops:
+            if ir.StringAttr(op.attributes["call_target_name"]).value != "ResizeNearestGrad":
+                continue
+            operand = op.operands[0]
+            result_type = op.result.type
+            grad, result = ir.RankedTensorType(operand.type), ir.RankedTensorType(result_type)
+            key = (grad, result)
+            plan = made.get(key)
+            if plan is None:  # attributes and types per (operand type, result type)
+                element, rank = grad.element_type, grad.rank
+                scale = [o // i for o, i in zip(grad.shape, result.shape, strict=True)]
+                scalar = ir.RankedTensorType.get([], element)
+                dtype = dtype_of(element)
+                ones = d.i64_list([1] * rank)
+                plan = made[key] = (
+                    scalar,
+                    make_elements(np.zeros((), dtype), scalar),
+                    {
+                        "window_dimensions": d.i64_list(scale),
+                        "window_strides": d.i64_list(scale),
+                        "base_dilations": ones,
+                        "window_dilations": ones,
+                        "padding": i64_matrix([[0, 0]] * rank),
+                    },
+                    make_elements(np.array(math.prod(scale), dtype), scalar),
+                    {"broadcast_sizes": d.i64_list(result.shape)},
+                )
+            scalar, zero, window_attributes, volume, sizes = plan
+            loc, ip = op.location, ir.InsertionPoint(op)
+            z = ir.Operation.create(
+                self.constant, results=[scalar], attributes={"value": zero}, loc=loc, ip=ip
+            )
+            window = ir.Operation.create(
+                d.op("reduce_window"),
+                results=[result_type],
+                operands=[operand, z.result],
+                attributes=window_attributes,
+                regions=1,
+                loc=loc,
+                ip=ip,
+            )
+            block = window.regions[0].blocks.append(scalar, scalar)
+            add = ir.Operation.create(
+                d.op("add"),
+                results=[scalar],
+                operands=list(block.arguments),
+                loc=loc,
+                ip=ir.InsertionPoint(block),
+            )
+            ir.Operation.create(
+                d.op("return"), operands=[add.result], loc=loc, ip=ir.InsertionPoint(block)
+            )
+            v = ir.Operation.create(
+                self.constant, results=[scalar], attributes={"value": volume}, loc=loc, ip=ip
+            )
+            b = ir.Operation.create(
+                d.op("broadcast"),
+                results=[result_type],
+                operands=[v.result],
+                attributes=sizes,
+                loc=loc,
+                ip=ip,
+            )
+            div = ir.Operation.create(
+                d.op("divide"),
+                results=[result_type],
+                operands=[window.result, b.result],
+                loc=loc,
+                ip=ip,
+            )
+            op.result.replace_all_uses_with(div.result)
+            op.erase()
+            done += 1
+        return done
 
 
 def _compare_one(master, pass_, index: int, loop: Callable, reps: int) -> tuple[int, float, float]:

@@ -45,15 +45,22 @@ def sort_dimension(sort: ir.Operation, attributes: dict[str, ir.Attribute] | Non
 
 def fusion_skip_reason(
     sort: ir.Operation,
-    defining_op: Callable[[ir.Value], ir.Operation | None] = defining_op_of,
+    producer: Callable[[ir.Value, str], ir.Operation | None] | None = None,
 ) -> tuple[str, None] | tuple[None, ir.Operation]:
     """(why fuseIotaSort leaves ``sort`` alone or None, the iota it would drop). It fuses
-    ``sort(%data, %iota)`` whose iota counts along the sort dimension; ``defining_op`` is
-    how the caller reaches ops."""
-    if len(sort.operands) != 2:
+    ``sort(%data, %iota)`` whose iota counts along the sort dimension. ``producer(value,
+    "iota")``: the op defining ``value`` if it is an iota of the sort's dialect, else None
+    (a pass's sweep has one that reads no name)."""
+    operands = sort.operands
+    if len(operands) != 2:
         return "not-two-operands", None
-    iota = defining_op(sort.operands[1])
-    if iota is None or iota.name != f"{sort.name.split('.')[0]}.iota":
+    if producer is None:
+        iota = defining_op_of(operands[1])
+        if iota is not None and iota.name != f"{sort.name.split('.')[0]}.iota":
+            iota = None
+    else:
+        iota = producer(operands[1], "iota")
+    if iota is None:
         return "operand-1-not-iota", None
     if int(ir.IntegerAttr(iota.attributes["iota_dimension"]).value) != sort_dimension(sort):
         return "iota-dimension-mismatch", None

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -20,7 +20,7 @@ from jaxlib.mlir import ir
 
 from .._compat import E8M0_CONVERTS_AS_MODELLED, op_id, rewrite
 from ..convert_math import convert_array
-from ..dialect import i64_matrix
+from ..dialect import Dialect, i64_matrix
 from ..elements import (
     DTYPES,
     UnsupportedElementType,
@@ -149,7 +149,7 @@ class FuseIotaSort(Rewriter):
     root = "sort"
 
     def rewrite(self, op: ir.Operation, sweep: Sweep) -> str | None:
-        reason, iota = fusion_skip_reason(op, sweep.defining_op)
+        reason, iota = fusion_skip_reason(op, sweep.producer)
         if reason is not None:
             return reason
         sweep.created(fuse(op, iota, replace=sweep.replace, erase=sweep.erase))
@@ -364,85 +364,110 @@ class LowerResizeNearestGrad(Rewriter):
             raise op_error(op, "ResizeNearestGrad: only one operand allowed")
         if len(op.results) != 1:
             raise op_error(op, "ResizeNearestGrad: only one output allowed")
-        grad_type, result_type = op.operands[0].type, op.results[0].type
-        if not all(isinstance(t, ir.RankedTensorType) for t in (grad_type, result_type)):
-            return "unranked"
-        grad, result = ir.RankedTensorType(grad_type), ir.RankedTensorType(result_type)
-        if grad.rank != result.rank:
-            raise op_error(op, "ResizeNearestGrad: input and output have different rank")
-        if not (grad.has_static_shape and result.has_static_shape):
-            return "dynamic-shape"
-        scale = []
-        for out_dim, in_dim in zip(grad.shape, result.shape, strict=True):
-            if in_dim == 0 or out_dim % in_dim != 0:
-                raise op_error(
-                    op,
-                    f"ResizeNearestGrad: output dim {out_dim:,} is not an integral multiple "
-                    f"of input dim {out_dim:,}, which is unsupported",
-                )
-            scale.append(out_dim // in_dim)
-        element = grad.element_type
-        key = type_key(element)
-        if self.mode == "mean" and not is_float_key(key):
-            return "mean-of-non-float"
-        d = sweep.dialect
-        dtype = dtype_of(element)
-        scalar = _memo(sweep, ("scalar", element), lambda: ir.RankedTensorType.get([], element))
-
-        def i64_list(values: Iterable[int]) -> ir.Attribute:
-            values = tuple(values)
-            return _memo(sweep, ("i64-list", values), lambda: d.i64_list(values))
-
-        rank = grad.rank
+        grad, result_type = op.operands[0], op.result.type
+        key = ("resize-nearest-grad", self.mode, grad.type, result_type)
+        plan = sweep.memo.get(key)
+        if plan is None:  # programs repeat their shapes: each type pair planned once a run
+            plan = sweep.memo[key] = self._plan(grad.type, result_type, sweep.dialect)
+        if isinstance(plan, str):
+            return plan
+        if isinstance(plan, _Unsupported):
+            raise op_error(op, plan.message)
         at = (op.location, ir.InsertionPoint(op))  # every new op: right before op, at its loc
-        zero_attr = _memo(
-            sweep, ("zero", element), lambda: make_elements(np.zeros((), dtype), scalar)
-        )
-        zero = sweep.constant(zero_attr, before=op, type=scalar, at=at)
+        zero = sweep.constant(plan.zero, before=op, type=plan.scalar, at=at)
         window = sweep.create(
             "reduce_window",
             [result_type],
-            [op.operands[0], zero.result],
-            {
-                "window_dimensions": i64_list(scale),
-                "window_strides": i64_list(scale),
-                "base_dilations": i64_list([1] * rank),
-                "window_dilations": i64_list([1] * rank),
-                "padding": _memo(sweep, ("no-padding", rank), lambda: i64_matrix([[0, 0]] * rank)),
-            },
+            [grad, zero.result],
+            plan.window,
             before=op,
             regions=1,
             at=at,
         )
+        scalar = plan.scalar
         block = window.regions[0].blocks.append(scalar, scalar)
-        with ir.InsertionPoint(block):
-            add = ir.Operation.create(
-                d.op("add"), results=[scalar], operands=list(block.arguments), loc=at[0]
-            )
-            ir.Operation.create(d.op("return"), operands=[add.result], loc=at[0])
-        if self.mode == "sum":
+        inside = ir.InsertionPoint(block)
+        d = sweep.dialect
+        add = ir.Operation.create(
+            d.op("add"), results=[scalar], operands=list(block.arguments), loc=at[0], ip=inside
+        )
+        ir.Operation.create(d.op("return"), operands=[add.result], loc=at[0], ip=inside)
+        if plan.volume is None:  # mode=sum
             sweep.replace(op, [window.result])
             return None
-        volume = math.prod(scale)
-        vol_attr = _memo(
-            sweep,
-            ("splat", volume, element),
-            lambda: make_elements(np.array(volume, dtype), scalar),
-        )
-        vol = sweep.constant(vol_attr, before=op, type=scalar, at=at)
+        vol = sweep.constant(plan.volume, before=op, type=scalar, at=at)
         vol_b = sweep.create(
-            "broadcast",
-            [result_type],
-            [vol.result],
-            {"broadcast_sizes": i64_list(result.shape)},
-            before=op,
-            at=at,
+            "broadcast", [result_type], [vol.result], plan.broadcast, before=op, at=at
         )
         div = sweep.create(
             "divide", [result_type], [window.result, vol_b.result], {}, before=op, at=at
         )
         sweep.replace(op, [div.result])
         return None
+
+    def _plan(
+        self, grad_type: ir.Type, result_type: ir.Type, d: Dialect
+    ) -> _ResizePlan | _Unsupported | str:
+        """What lowering a ResizeNearestGrad from ``grad_type`` to ``result_type`` takes
+        (depends on the two types alone): its attributes, or the error to raise at the op,
+        or why it is skipped."""
+        if not all(isinstance(t, ir.RankedTensorType) for t in (grad_type, result_type)):
+            return "unranked"
+        grad, result = ir.RankedTensorType(grad_type), ir.RankedTensorType(result_type)
+        if grad.rank != result.rank:
+            return _Unsupported("ResizeNearestGrad: input and output have different rank")
+        if not (grad.has_static_shape and result.has_static_shape):
+            return "dynamic-shape"
+        scale = []
+        for out_dim, in_dim in zip(grad.shape, result.shape, strict=True):
+            if in_dim == 0 or out_dim % in_dim != 0:
+                return _Unsupported(
+                    f"ResizeNearestGrad: output dim {out_dim:,} is not an integral multiple "
+                    f"of input dim {out_dim:,}, which is unsupported"
+                )
+            scale.append(out_dim // in_dim)
+        element = grad.element_type
+        if self.mode == "mean" and not is_float_key(type_key(element)):
+            return "mean-of-non-float"
+        dtype = dtype_of(element)
+        scalar = ir.RankedTensorType.get([], element)
+        rank = grad.rank
+        ones = d.i64_list([1] * rank)
+        return _ResizePlan(
+            scalar=scalar,
+            zero=make_elements(np.zeros((), dtype), scalar),
+            window={
+                "window_dimensions": d.i64_list(scale),
+                "window_strides": d.i64_list(scale),
+                "base_dilations": ones,
+                "window_dilations": ones,
+                "padding": i64_matrix([[0, 0]] * rank),
+            },
+            volume=(
+                make_elements(np.array(math.prod(scale), dtype), scalar)
+                if self.mode == "mean"
+                else None
+            ),
+            broadcast={"broadcast_sizes": d.i64_list(result.shape)},
+        )
+
+
+@dataclass(frozen=True)
+class _ResizePlan:
+    """The attributes and types of one ResizeNearestGrad lowering (per type pair)."""
+
+    scalar: ir.Type  # tensor<T>
+    zero: ir.Attribute  # reduce_window's init value
+    window: dict[str, ir.Attribute]  # reduce_window's attributes
+    volume: ir.Attribute | None  # the window volume (mode=mean), else None
+    broadcast: dict[str, ir.Attribute]  # the legacy broadcast's attributes
+
+
+@dataclass(frozen=True)
+class _Unsupported:
+    """A legality failure: the seed's error text, raised at the op."""
+
+    message: str
 
 
 class ReplaceBroadcastsWithBroadcastInDim(Rewriter):

@@ -44,9 +44,9 @@ class Rewriter:
         """Rewrite each collected op of ``ops`` (unless an earlier rewrite erased it), in
         order, and count it."""
         recorder = sweep.state.recorder
-        rewrite, is_erased, record = self.rewrite, sweep.is_erased, self.record
+        rewrite, gone, record = self.rewrite, sweep.gone, self.record
         for op in ops:
-            if is_erased(op):
+            if gone(op):
                 continue
             if recorder is not None:
                 seen, sweep.created_log = recorder.before(op), []

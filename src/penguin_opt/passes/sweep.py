@@ -76,6 +76,9 @@ class Sweep:
     _types: dict[ir.Type, tuple[str | None, tuple[int, ...] | None]] = field(default_factory=dict)
     # The dialect's op names by mnemonic (create() makes each name once).
     _names: dict[str, str] = field(default_factory=dict)
+    # The objects erase() erased, by id() (kept alive, so no other object takes their id):
+    # asking MLIR's bindings whether an erased op is valid raises, which costs ~10 us.
+    _erased: dict[int, ir.Operation] = field(default_factory=dict)
 
     def stats(self, rewriter: str) -> RewriterStats:
         return self.state.rewriter(self.pass_name, rewriter)
@@ -92,7 +95,7 @@ class Sweep:
             return op
         index = self._index.get(name)
         if index is None:  # erased entries are invalidated; the live ones have addresses
-            index = {op_id(o): o for o in worklist if not self.is_erased(o)}
+            index = {op_id(o): o for o in worklist if not self.gone(o)}
             self._index[name] = index
         return index.setdefault(op_id(op), op)
 
@@ -124,6 +127,11 @@ class Sweep:
         if name is None:
             name = self._names[mnemonic] = self.dialect.op(mnemonic)
         return name
+
+    def gone(self, op: ir.Operation) -> bool:
+        """Whether ``op`` (an object the worklists hold) was erased: through this sweep, or
+        with an op whose regions held it."""
+        return id(op) in self._erased or self.is_erased(op)
 
     @staticmethod
     def is_erased(op: ir.Operation) -> bool:
@@ -185,6 +193,7 @@ class Sweep:
             if index is not None:
                 index.pop(op_id(op), None)
         op.erase()
+        self._erased[id(op)] = op
 
     def replace(self, op: ir.Operation, values: Sequence[ir.Value]) -> None:
         if len(values) == 1:
