@@ -30,3 +30,23 @@ func.func @pad_only(%x: tensor<1x8x8x2xf32>, %w: tensor<3x3x2x4xf32>) -> tensor<
   %0 = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1], pad = [[1, 1], [1, 1]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x8x8x2xf32>, tensor<3x3x2x4xf32>) -> tensor<1x8x8x4xf32>
   return %0 : tensor<1x8x8x4xf32>
 }
+
+// -----
+
+// lowerResizeNearestGrad decides once per (operand, result) type pair and run; a pair's
+// second op gets the same reason.
+func.func @lower_resize_nearest_grad_no_match_dynamic_unranked_integer_mean(%d: tensor<?x4xf32>, %u: tensor<*xf32>, %i: tensor<4x4xi32>) -> (tensor<?x2xf32>, tensor<?x2xf32>, tensor<*xf32>, tensor<2x2xi32>) {
+  // expected-remark @+2 {{[replaceInvalidBackendConfigs] skipped stablehlo.custom_call: not-AwsNeuronErf}}
+  // expected-remark @+1 {{[lowerResizeNearestGrad] skipped stablehlo.custom_call: dynamic-shape}}
+  %0 = stablehlo.custom_call @ResizeNearestGrad(%d) : (tensor<?x4xf32>) -> tensor<?x2xf32>
+  // expected-remark @+2 {{[replaceInvalidBackendConfigs] skipped stablehlo.custom_call: not-AwsNeuronErf}}
+  // expected-remark @+1 {{[lowerResizeNearestGrad] skipped stablehlo.custom_call: dynamic-shape}}
+  %1 = stablehlo.custom_call @ResizeNearestGrad(%d) : (tensor<?x4xf32>) -> tensor<?x2xf32>
+  // expected-remark @+2 {{[replaceInvalidBackendConfigs] skipped stablehlo.custom_call: not-AwsNeuronErf}}
+  // expected-remark @+1 {{[lowerResizeNearestGrad] skipped stablehlo.custom_call: unranked}}
+  %2 = stablehlo.custom_call @ResizeNearestGrad(%u) : (tensor<*xf32>) -> tensor<*xf32>
+  // expected-remark @+2 {{[replaceInvalidBackendConfigs] skipped stablehlo.custom_call: not-AwsNeuronErf}}
+  // expected-remark @+1 {{[lowerResizeNearestGrad] skipped stablehlo.custom_call: mean-of-non-float}}
+  %3 = stablehlo.custom_call @ResizeNearestGrad(%i) : (tensor<4x4xi32>) -> tensor<2x2xi32>
+  return %0, %1, %2, %3 : tensor<?x2xf32>, tensor<?x2xf32>, tensor<*xf32>, tensor<2x2xi32>
+}

@@ -227,6 +227,29 @@ func.func @lower_resize_nearest_grad_torch_xla_transposed_mean(%arg0: tensor<1x2
 
 // -----
 
+// lowerResizeNearestGrad: the same type pair twice, then the same operand type to another
+// result type; each op gets its own pair's window and volume.
+// CHECK-LABEL: func.func @lower_resize_nearest_grad_same_pair_twice_then_another_result
+// CHECK:         "stablehlo.reduce_window"(%arg0,
+// CHECK-SAME:      window_dimensions = array<i64: 2, 2>
+// CHECK:         stablehlo.constant dense<4.000000e+00> : tensor<2x2xf32>
+// CHECK:         "stablehlo.reduce_window"(%arg0,
+// CHECK-SAME:      window_dimensions = array<i64: 2, 2>
+// CHECK:         stablehlo.constant dense<4.000000e+00> : tensor<2x2xf32>
+// CHECK:         "stablehlo.reduce_window"(%arg0,
+// CHECK-SAME:      window_dimensions = array<i64: 1, 2>
+// CHECK-SAME:      window_strides = array<i64: 1, 2>
+// CHECK:         stablehlo.constant dense<2.000000e+00> : tensor<4x2xf32>
+// CHECK-NOT:     custom_call
+func.func @lower_resize_nearest_grad_same_pair_twice_then_another_result(%arg0: tensor<4x4xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>, tensor<4x2xf32>) {
+  %0 = stablehlo.custom_call @ResizeNearestGrad(%arg0) : (tensor<4x4xf32>) -> tensor<2x2xf32>
+  %1 = stablehlo.custom_call @ResizeNearestGrad(%arg0) : (tensor<4x4xf32>) -> tensor<2x2xf32>
+  %2 = stablehlo.custom_call @ResizeNearestGrad(%arg0) : (tensor<4x4xf32>) -> tensor<4x2xf32>
+  return %0, %1, %2 : tensor<2x2xf32>, tensor<2x2xf32>, tensor<4x2xf32>
+}
+
+// -----
+
 // lowerResizeNearestGrad with resize-nearest-grad-mode=sum is checked in
 // stablehlo_canonicalize_for_penguin_options.mlir.
 
