@@ -47,6 +47,17 @@ def test_to_text_debug_info():
     assert penguin_opt.to_text.__doc__
 
 
+def test_to_text_names_the_source_of_a_program_without_a_module():
+    """MLIR names the buffer of a program without a ``module`` around it ``-``; the
+    CLI writes the input's name there, and so does ``to_text`` when told it."""
+    text = "func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n  return %a : tensor<2xf32>\n}\n"
+    module = penguin_opt.parse(text, name="prog.mlir")
+    assert 'loc("-":1:17)' in penguin_opt.to_text(module, debug_info=True)
+    named = penguin_opt.to_text(module, debug_info=True, source_name="prog.mlir")
+    assert 'loc("prog.mlir":1:17)' in named
+    assert 'loc("-"' not in named
+
+
 def test_load_tells_paths_from_text(tmp_path):
     missing = tmp_path / "missing.mlir"
     for call in (

@@ -133,14 +133,20 @@ def run(
 
 
 def to_text(
-    module: ir.Operation | ir.Module, *, generic: bool = False, debug_info: bool = False
+    module: ir.Operation | ir.Module,
+    *,
+    generic: bool = False,
+    debug_info: bool = False,
+    source_name: str | None = None,
 ) -> str:
     """The module as MLIR text, as ``penguin-opt`` prints it: penguin-form sorts in generic
     form (they read back), ``generic=True`` for MLIR's generic op form everywhere,
-    ``debug_info=True`` for locations (``--mlir-print-debuginfo``)."""
+    ``debug_info=True`` for locations (``--mlir-print-debuginfo``). ``source_name``: the
+    file name for the locations of a program read without a ``module`` around it, which
+    MLIR's parser names ``-`` (``penguin-opt`` writes the input's name there)."""
     module = _module_op(module)
     with module.context:
-        return module_text(module, generic=generic, debug_info=debug_info)
+        return module_text(module, generic=generic, debug_info=debug_info, source_name=source_name)
 
 
 def _module_op(module: ir.Module | ir.Operation | ir.OpView) -> ir.Operation:
