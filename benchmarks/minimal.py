@@ -220,7 +220,10 @@ class _Minimal:
     def backend_configs(self, ops: list) -> int:
         from jaxlib.mlir import ir
 
-        from penguin_opt.passes.penguin_rewriters import _INVALID_CONFIG_BYTE
+        from penguin_opt.passes.penguin_rewriters import (
+            _INVALID_CONFIG_BYTE,
+            _KEPT_CUSTOM_CALL_ATTRS,
+        )
 
         none, false = ir.StringAttr.get("None"), ir.BoolAttr.get(False)
         warnings, done = [], 0
@@ -235,7 +238,7 @@ class _Minimal:
                 continue
             warnings.append(str(op.location))  # the warning ours emits
             kept = {"call_target_name": target, "backend_config": none, "has_side_effect": false}
-            for name in ("api_version", "operand_layouts", "result_layouts"):
+            for name in ("api_version", *_KEPT_CUSTOM_CALL_ATTRS):
                 if name in attributes:
                     kept[name] = attributes[name]
             new = ir.Operation.create(

@@ -12,6 +12,7 @@ from jaxlib.mlir import ir
 import penguin_opt
 from penguin_opt import _compat
 from penguin_opt.dialect import STABLEHLO
+from penguin_opt.ir_util import defining_op_of
 from penguin_opt.passes.base import RunState
 from penguin_opt.passes.sweep import Sweep, collect
 
@@ -51,12 +52,12 @@ def test_canonical_object_survives_an_operand_replaced_and_an_attribute_set():
         gds = sweep.worklists["stablehlo.get_dimension_size"][0]
         abs_op = sweep.worklists["stablehlo.abs"][0]
         # what canonicalizeTupleOp does to the get_dimension_size: RAUW of its operand
-        gte = sweep.defining_op(gds.operands[0])
-        tup = sweep.defining_op(gte.operands[0])
+        gte = defining_op_of(gds.operands[0])
+        tup = defining_op_of(gte.operands[0])
         sweep.replace(gte, [tup.operands[1]])
         gds.attributes["tag"] = ir.UnitAttr.get()
         # reached again from a use, the op is the worklist's object
-        assert sweep.canonical(sweep.defining_op(abs_op.operands[0])) is gds
+        assert sweep.canonical(defining_op_of(abs_op.operands[0])) is gds
         # erased through an object reached from elsewhere, the worklist entry is erased
         user = next(u.owner for u in gds.results[0].uses if u.owner.name == "stablehlo.abs")
         assert user.operation is not abs_op

@@ -386,12 +386,11 @@ class LowerResizeNearestGrad(Rewriter):
         )
         scalar = plan.scalar
         block = window.regions[0].blocks.append(scalar, scalar)
-        inside = ir.InsertionPoint(block)
-        d = sweep.dialect
+        inside, op_name = ir.InsertionPoint(block), sweep.op_name
         add = ir.Operation.create(
-            d.op("add"), results=[scalar], operands=list(block.arguments), loc=at[0], ip=inside
+            op_name("add"), results=[scalar], operands=list(block.arguments), loc=at[0], ip=inside
         )
-        ir.Operation.create(d.op("return"), operands=[add.result], loc=at[0], ip=inside)
+        ir.Operation.create(op_name("return"), operands=[add.result], loc=at[0], ip=inside)
         if plan.volume is None:  # mode=sum
             sweep.replace(op, [window.result])
             return None

@@ -18,7 +18,7 @@ from jaxlib.mlir import ir
 from .._compat import op_id, rewrite
 from ..dialect import Dialect
 from ..elements import type_key
-from ..ir_util import defining_op_of, replace_op, static_shape
+from ..ir_util import replace_op, static_shape
 from .base import RewriterStats, RunState, Severity
 
 
@@ -108,9 +108,6 @@ class Sweep:
             key = type_key(ir.ShapedType(t).element_type) if isinstance(t, ir.ShapedType) else None
             info = self._types[t] = (key, static_shape(t))
         return info
-
-    # The producer of a value, for reading (erase() finds the worklists' object itself).
-    defining_op = staticmethod(defining_op_of)
 
     def producer(self, value: ir.Value, mnemonic: str) -> ir.Operation | None:
         """The op defining ``value`` if it is the dialect's ``mnemonic``, else None. The
