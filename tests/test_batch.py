@@ -165,10 +165,69 @@ def test_torch_xla_dump_alone_is_a_batch(cache, tmp_path):
 
 
 def test_batch_refuses_one_program_flags(cache, tmp_path):
-    for flag in ("--mlir-print-ir-after-all", "--split-input-file", "--mlir-timing"):
+    for flag in ("--mlir-print-ir-after-all", "--mlir-timing"):
         proc = penguin_opt(cache, "-p", PIPELINE, "-o", tmp_path / "o", flag)
         assert proc.returncode == 2, flag
         assert "works on one program" in proc.stderr
+
+
+SPLIT = """\
+func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %c = stablehlo.constant dense<1.0> : tensor<f32>
+  %b = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<f32>) -> tensor<4xf32>
+  %0 = stablehlo.add %a, %b : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+// -----
+func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.negate %a : tensor<5xf32>
+  return %0 : tensor<4xf32>
+}
+// -----
+HloModule m
+
+ENTRY main {
+  p = f32[2,3] parameter(0)
+  ROOT t = f32[3,2] transpose(p), dimensions={1,0}
+}
+"""
+
+
+def test_split_input_file_in_a_batch_runs_each_chunk_as_a_program(tmp_path):
+    """With --split-input-file each chunk of a text file with several is a program of the
+    batch (FILE#chunkK, output FILE.chunkK.mlir), checked on its own and reported at the
+    file's line numbers; a file without markers, and a binary one, stay one program."""
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "split.mlir").write_text(SPLIT)
+    (tmp_path / "in" / "one.mlir").write_text(GOOD)
+    made = penguin_opt(tmp_path / "in" / "one.mlir", "--emit=bytecode", "-o", tmp_path / "bc")
+    assert made.returncode == 0, made.stderr
+    (tmp_path / "in" / "one.mlirbc").write_bytes((tmp_path / "bc").read_bytes())
+    out, report = tmp_path / "out", tmp_path / "r.json"
+    proc = penguin_opt(
+        tmp_path / "in", "-p", "stablehlo-canonicalize-for-penguin", "-o", out,
+        "--split-input-file", "--check-equivalence", "--jobs", "2", "--report", report,
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stderr
+    records = {r["input"]: r for r in json.loads(report.read_text())["programs"]}
+    split = str(tmp_path / "in" / "split.mlir")
+    alone = [str(tmp_path / "in" / "one.mlir"), str(tmp_path / "in" / "one.mlirbc")]
+    assert sorted(records) == sorted([*(f"{split}#chunk{k}" for k in range(3)), *alone])
+    assert [records[f"{split}#chunk{k}"]["chunk"] for k in range(3)] == [0, 1, 2]
+    assert records[str(tmp_path / "in" / "one.mlir")]["chunk"] is None
+    folds = records[f"{split}#chunk0"]["statistics"]["stablehlo-canonicalize-for-penguin"]
+    assert folds["replaceBroadcastInDimWithConstants"]["rewritten"] == 1
+    for k in (0, 2):
+        assert records[f"{split}#chunk{k}"]["status"] == "ok"
+        assert records[f"{split}#chunk{k}"]["equivalence"]["result"] == "match"
+    assert records[f"{split}#chunk1"]["status"] == "error"
+    assert records[f"{split}#chunk1"]["error"].startswith(f"{split}#chunk1:9:25: error: ")
+    names = sorted(p.name for p in out.iterdir())
+    assert names == [
+        "one.mlir.mlir", "one.mlirbc.mlir", "split.mlir.chunk0.mlir", "split.mlir.chunk2.mlir"
+    ]  # fmt: skip
+    assert "stablehlo.transpose" in (out / "split.mlir.chunk2.mlir").read_text()
+    assert "broadcast_in_dim" not in (out / "split.mlir.chunk0.mlir").read_text()
 
 
 def test_outputs_never_overwrite_inputs(tmp_path):

@@ -46,6 +46,8 @@ if TYPE_CHECKING:
     import argparse
     from collections.abc import Callable, Iterator
 
+    from .io import Source
+
 __all__ = ["STATUSES", "Job", "plan", "run_batch", "run_job"]
 
 STATUSES = ("ok", "error", "mismatch", "not-checkable", "timeout")
@@ -59,13 +61,16 @@ class Job:
     output: str  # the output file under OUTDIR
     graph: int | None = None  # its graph in a torch-xla dump
     graph_hash: str | None = None
+    chunk: int | None = None  # its chunk of a text file run with --split-input-file
     shown: str | None = None  # the input as the user named it, when ``input`` is not that
     shown_output: str | None = None
 
     @property
     def name(self) -> str:
         path = self.shown or self.input
-        return path if self.graph is None else f"{path}#graph{self.graph}"
+        if self.graph is not None:
+            return f"{path}#graph{self.graph}"
+        return path if self.chunk is None else f"{path}#chunk{self.chunk}"
 
 
 @dataclass
@@ -87,13 +92,17 @@ class Record:
     remark_lines: list[str] = field(default_factory=list)  # the ones --remarks shows
     graph: int | None = None
     graph_hash: str | None = None
+    chunk: int | None = None
 
 
 # -- planning -------------------------------------------------------------------------
 
 
-def plan(inputs: list[str], outdir: str, emit: str) -> tuple[list[Job], list[tuple[str, str]]]:
-    """The jobs for ``inputs`` (files and directories) and the files skipped, with why.
+def plan(
+    inputs: list[str], outdir: str, emit: str, split: str | None = None
+) -> tuple[list[Job], list[tuple[str, str]]]:
+    """The jobs for ``inputs`` (files and directories) and the files skipped, with why;
+    ``split``: the ``--split-input-file`` marker (each chunk of a text file is a job).
 
     A file named on the command line is always a program (a failure is its error); in a
     directory, files that compile caches and dumps keep beside their programs (NEFFs,
@@ -117,9 +126,10 @@ def plan(inputs: list[str], outdir: str, emit: str) -> tuple[list[Job], list[tup
                 if reason is not None:
                     skipped.append((file, reason))
                 else:
-                    jobs.extend(_jobs_of(file, os.path.join(outdir, rel), suffix))
+                    jobs.extend(_jobs_of(file, os.path.join(outdir, rel), suffix, split))
         else:
-            jobs.extend(_jobs_of(path, os.path.join(outdir, os.path.basename(path)), suffix))
+            out_stem = os.path.join(outdir, os.path.basename(path))
+            jobs.extend(_jobs_of(path, out_stem, suffix, split))
     inputs_read = {os.path.realpath(job.input) for job in jobs}
     seen: dict[str, str] = {}
     for job in jobs:
@@ -155,10 +165,11 @@ def _is_empty(path: str) -> bool:
         return False
 
 
-def _jobs_of(path: str, out_stem: str, suffix: str) -> list[Job]:
-    """One job per program of ``path``: the graphs of a torch-xla dump, else the file.
-    Only a regular file is looked into (a FIFO or a device is the worker's to read), and
-    only its first MiB unless that is a dump."""
+def _jobs_of(path: str, out_stem: str, suffix: str, split: str | None) -> list[Job]:
+    """One job per program of ``path``: the graphs of a torch-xla dump; with ``split``,
+    the chunks of a text file that has more than one; else the file. Only a regular file
+    is looked into (a FIFO or a device is the worker's to read), and only its first MiB
+    unless that is a dump or chunks are asked for."""
     from .formats import is_graph_dump, programs_in
     from .io import InputError, read_source
 
@@ -169,7 +180,7 @@ def _jobs_of(path: str, out_stem: str, suffix: str) -> list[Job]:
         with open(path, "rb") as f:
             head = f.read(1 << 20)
         if not is_graph_dump(head):
-            return whole
+            return whole if split is None else _chunk_jobs(path, out_stem, suffix, split)
         source = read_source(path)
     except (OSError, InputError):
         return whole  # its error is the job's
@@ -177,6 +188,37 @@ def _jobs_of(path: str, out_stem: str, suffix: str) -> list[Job]:
         Job(path, f"{out_stem}.graph{p.graph}{suffix}", p.graph, p.graph_hash)
         for p in programs_in(source)
     ]
+
+
+def _chunk_jobs(path: str, out_stem: str, suffix: str, split: str) -> list[Job]:
+    """A job per chunk of text file ``path`` (one for the file if it has one chunk, or is
+    no text: a binary program has no chunks)."""
+    from .diagnostics_check import split_chunks
+
+    with open(path, "rb") as f:
+        data = f.read()
+    try:
+        count = len(split_chunks(data.decode("utf-8"), split))
+    except UnicodeDecodeError:
+        count = 1
+    if count == 1:
+        return [Job(path, out_stem + suffix)]
+    return [Job(path, f"{out_stem}.chunk{k}{suffix}", chunk=k) for k in range(count)]
+
+
+def _chunk_source(source: Source, job: Job, split: str) -> Source:
+    """Chunk ``job.chunk`` of ``source``, padded so that MLIR's line numbers are the
+    file's, named as the job."""
+    from .diagnostics_check import split_chunks
+    from .io import InputError, Source
+
+    try:
+        chunks = split_chunks(source.data.decode("utf-8"), split)
+    except UnicodeDecodeError:
+        chunks = []
+    if job.chunk is None or job.chunk >= len(chunks):
+        raise InputError(f"{job.name}: error: the file changed: it has no such chunk now")
+    return Source(job.name, chunks[job.chunk].program(several=True).text.encode())
 
 
 # -- one program, in a worker process -------------------------------------------------
@@ -196,7 +238,9 @@ def run_job(job: Job, args: argparse.Namespace) -> dict:
     from .pipeline import IRPrinting, Pipeline
 
     start = time.perf_counter()
-    record = Record(job.name, None, "ok", graph=job.graph, graph_hash=job.graph_hash)
+    record = Record(
+        job.name, None, "ok", graph=job.graph, graph_hash=job.graph_hash, chunk=job.chunk
+    )
     state = RunState()
     texts: list[str] = []
     counts: dict[str, int] = {}
@@ -208,6 +252,8 @@ def run_job(job: Job, args: argparse.Namespace) -> dict:
             error = graph_format_error(source, source.data.decode("utf-8"))
             if error is not None:
                 raise error
+        elif job.chunk is not None:
+            source = _chunk_source(source, job, args.split_input_file)
         source = Source(job.name, source.data)
         key = (args.pipeline_text, args.verify_mode)
         pipeline = _PIPELINES.get(key)
@@ -349,7 +395,9 @@ def run_job_isolated(job: Job, args: argparse.Namespace, timeout: float | None, 
 
 def _failed(job: Job, status: str, error: str, seconds: float = 0.0) -> dict:
     """The record of a job whose worker gave none (it died, timed out, or failed)."""
-    record = Record(job.name, None, status, error, graph=job.graph, graph_hash=job.graph_hash)
+    record = Record(
+        job.name, None, status, error, graph=job.graph, graph_hash=job.graph_hash, chunk=job.chunk
+    )
     record.seconds = round(seconds, 3)
     return asdict(record)
 

@@ -151,7 +151,7 @@ def build_parser() -> Parser:
         default=None,
         metavar="MARKER",
         help=f"run each chunk between MARKER lines (default '{DEFAULT_SPLIT_MARKER}') on its "
-        "own, printing each result as it goes",
+        "own, printing each result as it goes; in a batch each chunk is a program",
     )
     p.add_argument(
         "--output-split-marker",
@@ -712,7 +712,6 @@ def _graph_count(source: Source) -> int:
 
 # Flags that print one program's IR or diagnostics as they happen: not for a batch.
 _NOT_IN_BATCH = (
-    ("split_input_file", "--split-input-file"),
     ("verify_diagnostics", "--verify-diagnostics"),
     ("mlir_print_ir_before_all", "--mlir-print-ir-before-all"),
     ("mlir_print_ir_after_all", "--mlir-print-ir-after-all"),
@@ -755,7 +754,7 @@ def _run_batch(args: argparse.Namespace, inputs: list[str], text: str | None) ->
             )
     args.pipeline_text, args.verify_mode = text, verify
     args.dump_pass_pipeline = False  # printed once, here
-    jobs, skipped = batch.plan(inputs, args.output, args.emit)
+    jobs, skipped = batch.plan(inputs, args.output, args.emit, args.split_input_file)
     _refuse_overwriting_inputs(args, [job.input for job in jobs])
     try:
         os.makedirs(args.output, exist_ok=True)
@@ -857,10 +856,7 @@ def _run_chunks(
         replayed = chunk_replayed(index)  # its output is out: run for the sums only
         if replayed and not summing:
             continue
-        if len(chunks) > 1 and (not chunk.body or chunk.body.isspace()):
-            # A blank chunk (a marker at the end, two in a row) is an empty module, as in
-            # mlir-opt; only a whole input that is blank is refused.
-            chunk = dc.Chunk(chunk.body + "module {\n}\n", chunk.first_line)
+        chunk = chunk.program(several=len(chunks) > 1)
         state = RunState()
         output, rendered = _run_chunk(
             args, pipeline, printing, source, name, chunk, index, replayed, state

@@ -52,6 +52,14 @@ class Chunk:
         quadratic in its lines)."""
         return "\n" * (self.first_line - 1) + self.body
 
+    def program(self, *, several: bool) -> Chunk:
+        """The chunk as a program: of ``several`` chunks, a blank one is an empty module
+        (a marker at the end, two in a row), as in mlir-opt; only a whole input that is
+        blank is refused."""
+        if several and (not self.body or self.body.isspace()):
+            return Chunk(self.body + "module {\n}\n", self.first_line)
+        return self
+
 
 def split_chunks(text: str, marker: str = DEFAULT_MARKER) -> list[Chunk]:
     """The chunks between lines that are ``marker`` (trailing whitespace allowed)."""
