@@ -329,7 +329,7 @@ def canonicalize(text: str, pipeline: str):
 
 
 ALL_ON = "stablehlo-canonicalize-conv{canonicalize-small-extents=true}"
-ALLOWED_OPS = {"pad", "slice", "add", "constant", "convolution"}
+ALLOWED_OPS = {"pad", "slice", "add", "constant", "convolution", "convert"}
 _OP = re.compile(r"= (?:\"?)(stablehlo|mhlo)\.(\w+)")
 _CONV_ATTRS = ("dimension_numbers", "feature_group_count", "batch_group_count", "precision_config")
 
@@ -719,6 +719,30 @@ func.func private @helper(%xx: !x, %ww: tensor<3x3x2x3xf32>) -> tensor<1x4x4x3xf
     st = stats["stablehlo-canonicalize-conv"]
     assert (st["explicitlyPad"].rewritten, st["explicitlyStride"].rewritten) == (2, 2)
     assert after.count("stablehlo.pad") == 2
+
+
+def test_f16_phases_sum_in_f32_as_xla_does():
+    """A strided f16 conv over rows of +6e4 and -6e4 with a 2x2 kernel of ones: XLA sums
+    each window in f32 (0); f16 partial convs would add 6e4 + 6e4 = inf first. The
+    partial convs are f32 and their sum is rounded to f16 once: 0 on XLA too."""
+    text = (
+        "func.func @main(%x: tensor<1x6x6x1xf16>, %w: tensor<2x2x1x1xf16>) -> "
+        "tensor<1x3x3x1xf16> {\n"
+        f"  %0 = stablehlo.convolution(%x, %w) dim_numbers = {NHWC}, window = {{stride = "
+        "[2, 2]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : "
+        "(tensor<1x6x6x1xf16>, tensor<2x2x1x1xf16>) -> tensor<1x3x3x1xf16>\n"
+        "  return %0 : tensor<1x3x3x1xf16>\n}\n"
+    )
+    after, stats = canonicalize(text, "stablehlo-canonicalize-conv")
+    assert _skips(stats) == (1, 1, {})
+    assert after.count("-> tensor<1x3x3x1xf32>") == 4  # the four phases' partial convs
+    assert "stablehlo.convert" in after
+    rows = np.where(np.arange(6) % 2 == 0, 6e4, -6e4).astype(np.float16)
+    x = np.broadcast_to(rows[None, :, None, None], (1, 6, 6, 1)).copy()
+    w = np.ones((2, 2, 1, 1), np.float16)
+    before_out, after_out = xla_run(text, [x, w])[0], xla_run(after, [x, w])[0]
+    assert np.array_equal(before_out, np.zeros((1, 3, 3, 1), np.float16))
+    assert np.array_equal(after_out, before_out)
 
 
 def test_error_unsupported_element_type():

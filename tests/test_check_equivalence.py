@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from support.programs import MALFORMED_DYNAMIC_CONV
 
-from penguin_opt.equivalence import NotCheckable, check
+from penguin_opt.equivalence import NotCheckable, check, compare_arrays
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -972,6 +972,53 @@ def test_outputs_that_are_rounding_noise_are_told_apart_in_f64(oracle):
     report = check(noise[0], wrong, oracle=oracle, trials=2)
     assert not report.ok, report.table()
     assert "in f64 too: output 0 differs" in report.note
+
+
+# The same four f16 values summed in two orders: (a + b) + (c + d) and ((a + c) + b) + d.
+# With a = c = 6e4 and b = d = -6e4 the first is 0 and the second overflows to inf in f16
+# (in f64 both are 0).
+SUM4 = """func.func @main(%a: tensor<2xf16>, %b: tensor<2xf16>, %c: tensor<2xf16>,
+    %d: tensor<2xf16>) -> tensor<2xf16> {
+  %0 = stablehlo.add FIRST : tensor<2xf16>
+  %1 = stablehlo.add SECOND : tensor<2xf16>
+  %2 = stablehlo.add THIRD : tensor<2xf16>
+  return %2 : tensor<2xf16>
+}
+"""
+PAIRED = SUM4.replace("FIRST", "%a, %b").replace("SECOND", "%c, %d").replace("THIRD", "%0, %1")
+CHAINED = SUM4.replace("FIRST", "%a, %c").replace("SECOND", "%0, %b").replace("THIRD", "%1, %d")
+OVERFLOWING = [[np.array(v, np.float16) for v in ([6e4, 1], [-6e4, 2], [6e4, 3], [-6e4, 4])]]
+
+
+@pytest.mark.parametrize("oracle", ["interpreter", "xla"])
+def test_an_inf_only_after_the_rewrite_is_a_mismatch_never_rounding(oracle):
+    """A rewrite whose new summation order overflows the narrow type (0 before, inf after)
+    changed the result: the table shows the difference as inf, and no f64 run calls it
+    rounding. The other way round (inf before, a finite value after: the original's sum
+    left the range, the rewrite's did not) agrees in f64 and says so."""
+    report = check(PAIRED, CHAINED, oracle=oracle, inputs=OVERFLOWING)
+    assert not report.ok, report.table()
+    assert report.outputs[0].max_abs == float("inf")
+    assert not report.outputs[0].rounding
+    assert "inf or NaN after the rewrite where the original has a finite value" in report.note
+    report = check(CHAINED, PAIRED, oracle=oracle, inputs=OVERFLOWING)
+    assert report.ok, report.table()
+    assert report.outputs[0].rounding
+    assert "inf or NaN before the rewrite only" in report.note
+
+
+def test_both_oracles_keep_each_oracles_note():
+    report = check(CHAINED, PAIRED, oracle="both", inputs=OVERFLOWING)
+    assert report.ok, report.table()
+    assert report.note.count("inf or NaN before the rewrite only") == 2
+    assert "interpreter: " in report.note
+    assert "xla: " in report.note
+
+
+def test_compare_arrays_reports_an_inf_in_one_array_as_an_inf_difference():
+    a, b = np.array([0.0, 1.0], np.float16), np.array([np.inf, 1.0], np.float16)
+    assert compare_arrays(a, b, 1e-3, 0.0) == (float("inf"), float("inf"), False)
+    assert compare_arrays(b, b, 1e-3, 0.0) == (0.0, 0.0, True)
 
 
 def test_outputs_within_the_tolerance_are_not_judged_again_in_f64():

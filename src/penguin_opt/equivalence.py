@@ -962,8 +962,24 @@ def compare_arrays(
     inf_a = np.isinf(af)
     same_special = np.array_equal(nan_a, nan_b) and np.array_equal(inf_a, np.isinf(bf))
     same_special = same_special and np.array_equal(af[inf_a], bf[inf_a])
+    if not same_special:  # an inf or NaN in one only: as far apart as values get
+        max_abs = max_rel = float("inf")
     ok = same_special and bool(np.all(diff <= atol + rtol * scale))
     return max_abs, max_rel, ok
+
+
+def non_finite_introduced(before: np.ndarray, after: np.ndarray) -> bool:
+    """Whether ``after`` holds an inf or NaN (or an inf of the other sign) where
+    ``before`` holds a finite value or another special: never the rounding of a sum, which
+    moves a finite value by a little (an overflow of the narrow type in the new summation
+    order, say)."""
+    if before.shape != after.shape or before.dtype.kind not in "fcV" or is_integral(before.dtype):
+        return False
+    a = before.astype(np.complex128 if before.dtype.kind == "c" else np.float64)
+    b = after.astype(a.dtype)
+    special = ~np.isfinite(b)
+    with np.errstate(invalid="ignore"):
+        return bool(np.any(special & ~((a == b) | (np.isnan(a) & np.isnan(b)))))
 
 
 def reduction_size(module_text: str) -> int:
@@ -1297,6 +1313,10 @@ def _check_oracles(run: Callable[[str], Report], oracle: str) -> Report:
     )
     for r in reports:
         merged.outputs += r.outputs
+        if r.note:
+            merged.note = _joined(merged.note, f"{r.oracle}: {r.note}")
+        if r.problem and not merged.problem:
+            merged.problem = f"{r.oracle}: {r.problem}"
     return merged
 
 
@@ -1397,6 +1417,7 @@ def _check_with(
     worst: dict[int, OutputReport] = {}
     # per trial, each output's max abs difference, or None where it was within tolerance
     differences: list[list[float | None]] = []
+    introduced: set[int] = set()  # outputs with an inf or NaN only after the rewrite
     for trial, arrays in enumerate(input_sets, 1):
         where = f"checking with {label}: trial {trial}/{len(input_sets)}"
         tick.status(f"{where} (before)")
@@ -1411,12 +1432,21 @@ def _check_with(
         for i, (a, b) in enumerate(zip(out_a, out_b, strict=True)):
             mabs, mrel, ok = _compare(a, b, rtol, atol, terms)
             differences[-1].append(None if ok else mabs)
+            if not ok and non_finite_introduced(a, b):
+                introduced.add(i)
             prev = worst.get(i)
             verdict = ok and (prev.ok if prev else True)
             if prev is None or not ok or mabs > prev.max_abs:
                 worst[i] = OutputReport(i, a.shape, str(a.dtype), mabs, mrel, verdict, oracle)
     report.outputs = [worst[i] for i in sorted(worst)]
-    if rtol is None and not report.ok:  # a tolerance for re-associated sums was not enough
+    if introduced:  # no f64 run can make that rounding
+        first = min(introduced)
+        report.note = _joined(
+            report.note,
+            f"output {first} has an inf or NaN after the rewrite where the original "
+            "has a finite value: not the rounding of a re-associated sum",
+        )
+    elif rtol is None and not report.ok:  # a tolerance for re-associated sums was not enough
         _recheck_in_f64(
             report, run, (prog_a, prog_b), input_sets, differences, keys, split, atol, terms
         )
@@ -1487,7 +1517,8 @@ def _recheck_in_f64(
                 continue
             dtype = _float_dtype(o.dtype)
             mabs, _, same = _compare(a, b, None, atol, terms, dtype)
-            if not same and mabs <= original[o.index] * _rounding_shrink(dtype):
+            before = original[o.index]
+            if not same and math.isfinite(before) and mabs <= before * _rounding_shrink(dtype):
                 # rounding noise itself (e.g. the gradient of a bias a batch norm
                 # cancels): its difference shrank as rounding does, a wrong result's not
                 same = True
@@ -1507,6 +1538,13 @@ def _recheck_in_f64(
         "tolerance and agree within it with both programs in f64: the rounding of "
         "re-associated sums, amplified by the program",
     )
+    overflowed = [o.index for o in differing if math.isinf(o.max_abs)]
+    if overflowed:
+        report.note = _joined(
+            report.note,
+            f"output {overflowed[0]} had an inf or NaN before the rewrite only: the "
+            "original's sum left its type's range where the rewrite's did not",
+        )
 
 
 def _rounding_shrink(dtype: np.dtype) -> float:

@@ -116,6 +116,7 @@ class _Memo:
         self._pairs: dict[ir.Attribute, tuple[tuple[int, int], ...]] = {}
         self._dims: dict[ir.Attribute, tuple[tuple[int, ...], ...]] = {}
         self._sums: dict[tuple[ir.Type, ...], str | None] = {}
+        self._partials: dict[ir.Type, ir.Type] = {}
 
     def shape(self, t: ir.Type) -> tuple[int, ...] | None:
         """``static_shape(t)``."""
@@ -161,6 +162,22 @@ class _Memo:
                 tuple(dn.output_spatial_dimensions),
             )
             return dims
+
+    def partial_type(self, t: ir.Type) -> ir.Type:
+        """The type of the partial convs of a conv of result type ``t`` summed over
+        several phases: ``t`` itself, or for a float narrower than f32 the same shape in
+        f32 (see ExplicitlyStride)."""
+        try:
+            return self._partials[t]
+        except KeyError:
+            element = self.element(t)
+            if isinstance(element, ir.FloatType) and element.width < 32:
+                shape = ir.RankedTensorType(t).shape
+                wide = ir.RankedTensorType.get(shape, ir.F32Type.get())
+            else:
+                wide = t
+            self._partials[t] = wide
+            return wide
 
     def inexact_sum(self, conv: ir.Operation) -> str | None:
         """``_inexact_sum(conv)``."""
@@ -621,6 +638,10 @@ class ExplicitlyStride(_ConvRewriter):
 
     Phases whose kernel slice would be empty are not emitted; rhs_dilation and
     window_reversal are folded exactly (see :func:`_dim_phases`); group counts are copied.
+    A float result narrower than f32 (f16, bf16, the f8 types) is summed in f32: each
+    partial conv has an f32 result, and one ``convert`` rounds the sum to the conv's type
+    (XLA accumulates such a conv in f32, and rounding each partial to f16 can overflow
+    where the conv's own sum does not: +6e4 +6e4 -6e4 -6e4 is inf in f16, 0 in f32).
     Skipped: all strides 1 ("unit-stride"); several phases whose sum would not be exact
     ("unsupported-element-type", "mixed-integer-accumulation": see :func:`_inexact_sum`).
     """
@@ -648,11 +669,12 @@ class ExplicitlyStride(_ConvRewriter):
         plan = b.stride_plans.get(g)
         if plan is None:
             plan = b.stride_plans[g] = self._plan(g)
-        result_type = conv.results[0].type
+        result_type = partial_type = conv.results[0].type
         if len(plan) > 1:
             reason = b.inexact_sum(conv)
             if reason is not None:
                 return conv, reason, g
+            partial_type = b.partial_type(result_type)
         b.before(conv)
         lhs, rhs = conv.operands
         lhs_element, rhs_element = b.element(lhs.type), b.element(rhs.type)
@@ -666,10 +688,12 @@ class ExplicitlyStride(_ConvRewriter):
             attributes = dict(base)
             if keep_dilation or any(r != 1 for r in dilation):
                 attributes["rhs_dilation"] = b.i64_list(dilation)
-            part = b.create("convolution", [result_type], [x, w], attributes).result
+            part = b.create("convolution", [partial_type], [x, w], attributes).result
             total = (
-                part if total is None else b.create("add", [result_type], [total, part], {}).result
+                part if total is None else b.create("add", [partial_type], [total, part], {}).result
             )
+        if partial_type != result_type:  # one rounding to the narrow type, as the conv's
+            total = b.create("convert", [result_type], [total], {}).result
         sweep.replace(conv, [total])
         return total.owner, None, None
 

@@ -48,6 +48,22 @@ func.func @stride_only_polyphase(%x: tensor<1x9x9x2xf32>, %w: tensor<3x3x2x4xf32
 
 // -----
 
+// Stride only on an f16 conv with two phases: the partial convs have f32 results, are
+// summed in f32 and rounded to f16 once, as XLA accumulates the conv (in f16 the partial
+// sums can overflow where the conv's own sum does not).
+// CHECK-LABEL: func.func @stride_polyphase_f16_sums_in_f32
+// CHECK:         %[[C0:.*]] = mhlo.convolution{{.*}} : (tensor<1x5x9x2xf16>, tensor<2x3x2x4xf16>) -> tensor<1x4x7x4xf32>
+// CHECK:         %[[C1:.*]] = mhlo.convolution{{.*}} : (tensor<1x4x9x2xf16>, tensor<1x3x2x4xf16>) -> tensor<1x4x7x4xf32>
+// CHECK-NEXT:    %[[SUM:.*]] = mhlo.add %[[C0]], %[[C1]] : tensor<1x4x7x4xf32>
+// CHECK-NEXT:    %[[OUT:.*]] = mhlo.convert %[[SUM]] : (tensor<1x4x7x4xf32>) -> tensor<1x4x7x4xf16>
+// CHECK-NEXT:    return %[[OUT]]
+func.func @stride_polyphase_f16_sums_in_f32(%x: tensor<1x9x9x2xf16>, %w: tensor<3x3x2x4xf16>) -> tensor<1x4x7x4xf16> {
+  %0 = mhlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [2, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x9x9x2xf16>, tensor<3x3x2x4xf16>) -> tensor<1x4x7x4xf16>
+  return %0 : tensor<1x4x7x4xf16>
+}
+
+// -----
+
 // Pad and stride, NHWC/HWIO (ResNet50 stem shape): pad first, then 2x2 phases; precision
 // config copied verbatim.
 // CHECK-LABEL: func.func @pad_and_stride_nhwc
