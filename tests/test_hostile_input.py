@@ -7,6 +7,7 @@ output path after a failure, and the input untouched.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -198,6 +199,47 @@ def test_interrupted_run_exits_quietly_without_output(tmp_path, sig, code, stage
     assert not list(tmp_path.glob(".penguin-opt-*"))
 
 
+@pytest.mark.parametrize(
+    ("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129)]
+)
+def test_a_signal_at_any_moment_of_the_start_is_quiet(tmp_path, sig, code):
+    """A terminal's Ctrl-C reaches the whole process group, at any moment: while Python
+    imports the command and jaxlib (a KeyboardInterrupt traceback; a SIGTERM killed the
+    process), or once the supervising parent and its child both run (the child got the
+    signal twice and the second cut its cleanup short). Always the signal's exit code,
+    nothing printed."""
+    early = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "from penguin_opt import launch; launch._early_signals(); print('in', flush=True);"
+            " import penguin_opt.cli, jaxlib.mlir.ir, time; time.sleep(60)",
+        ],
+        stderr=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        cwd=ROOT,
+    )
+    assert early.stdout.readline() == b"in\n"  # the entry point's first step is done
+    early.send_signal(sig)
+    _, err = early.communicate(timeout=60)
+    assert (early.returncode, err) == (code, b"")
+    src = write(tmp_path, "in.mlir", EXAMPLE.read_text())
+    for delay in (0.2, 0.4, 0.7, 1.0):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "penguin_opt", src, "-p", "cse", "-o", tmp_path / "o.mlir"],
+            stderr=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            cwd=ROOT,
+            start_new_session=True,
+        )
+        time.sleep(delay)
+        with contextlib.suppress(ProcessLookupError):  # finished already
+            os.killpg(proc.pid, sig)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode in (code, 0), (delay, proc.returncode, err.decode()[-800:])
+        assert err == b"", (delay, err.decode()[-800:])
+
+
 # ----------------------------------------------------------------------- the checker
 
 
@@ -373,6 +415,31 @@ def test_full_disk_and_closed_streams_are_one_line():
     )
     assert b"Traceback" not in proc.stderr
     assert b"Broken" not in proc.stderr
+
+
+@pytest.mark.parametrize("split", [False, True])
+def test_a_reader_that_leaves_mid_output_is_exit_1_quietly(tmp_path, split):
+    """`penguin-opt big.mlir | head -c 100`: the pipe takes 64 KiB, the reader leaves; the
+    rest of the output cannot be written, so the command failed (exit 1), quietly. (A
+    buffered write returned a short count and swallowed the EPIPE: exit 0.)"""
+    ops = "".join(f"  %{i} = stablehlo.add %a, %a : tensor<2xf32>\n" for i in range(4000))
+    src = write(
+        tmp_path,
+        "big.mlir",
+        f"func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {{\n{ops}  return %a : "
+        "tensor<2xf32>\n}\n",
+    )
+    flags = ["--split-input-file"] if split else []
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "penguin_opt", src, *flags],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+    )
+    assert len(proc.stdout.read(100)) == 100
+    proc.stdout.close()
+    assert proc.wait(timeout=120) == 1
+    assert proc.stderr.read() == b""
 
 
 def test_missing_input_with_an_existing_output(tmp_path):

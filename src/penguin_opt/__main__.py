@@ -2,6 +2,6 @@
 
 import sys
 
-from .cli import main
+from .launch import penguin_opt
 
-sys.exit(main())
+sys.exit(penguin_opt())

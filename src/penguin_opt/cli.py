@@ -822,7 +822,7 @@ def _run_chunks(
     mlir-opt: a failed chunk does not stop the others; on stdout each chunk's result is
     printed as soon as it is ready, separated by --output-split-marker lines."""
     from . import diagnostics_check as dc
-    from .io import OutputError, write_output
+    from .io import OutputError, write_output, write_stdout
     from .ir_util import release_named_positions
     from .passes.base import RunState
 
@@ -885,8 +885,7 @@ def _run_chunks(
         piece = (separator if index else "") + (output or "")
         if streaming and not args.verify_diagnostics:
             if not replayed:
-                sys.stdout.write(piece)
-                sys.stdout.flush()
+                write_stdout(piece)
         else:
             outputs.append(piece)
     unwritten = _report_statistics(args, total)

@@ -102,7 +102,19 @@ class _Terminated(BaseException):
 
 
 def _terminate(signum: int, frame: FrameType | None) -> NoReturn:
-    raise _Terminated
+    _ignore_stops()  # a second signal (the group's, after the parent's) must not cut the
+    raise _Terminated  # cleanup short
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> NoReturn:
+    _ignore_stops()
+    raise KeyboardInterrupt
+
+
+def _ignore_stops() -> None:
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(ValueError):
+            signal.signal(signum, signal.SIG_IGN)
 
 
 def run_command(fn: Callable[[], int], *, prog: str, argv: list[str]) -> int:
@@ -112,6 +124,7 @@ def run_command(fn: Callable[[], int], *, prog: str, argv: list[str]) -> int:
     UsageError is ``PROG: error: ...`` (exit 2), a broken stdout pipe a quiet exit 1, and
     any other exception (a bug of ours) one ``internal error`` line (``--debug``: with
     its traceback)."""
+    settle_signals()
     outcome: list = []
     fn = _guarded(fn, prog, "--debug" in argv)
     if sys.stderr is None:  # started with stderr closed: messages go nowhere, not to stdout
@@ -135,7 +148,11 @@ def run_command(fn: Callable[[], int], *, prog: str, argv: list[str]) -> int:
     finally:
         threading.stack_size(previous_size)
     main_thread = threading.current_thread() is threading.main_thread()
-    previous_handler = signal.signal(signal.SIGTERM, _terminate) if main_thread else None
+    previous: dict[int, object] = {}
+    if main_thread:
+        previous[signal.SIGTERM] = signal.signal(signal.SIGTERM, _terminate)
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            previous[signal.SIGINT] = signal.signal(signal.SIGINT, _interrupt)
     try:
         while worker.is_alive():
             worker.join(0.25)
@@ -144,8 +161,8 @@ def run_command(fn: Callable[[], int], *, prog: str, argv: list[str]) -> int:
     except _Terminated:
         _abandon(EXIT_TERMINATED)
     finally:
-        if main_thread:
-            signal.signal(signal.SIGTERM, previous_handler)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)  # type: ignore[arg-type]
     result = outcome[0]
     if isinstance(result, BaseException):
         raise result
@@ -261,6 +278,17 @@ def fatal_line(stderr: str) -> str:
         if (line.startswith("F") and _ABSL_PREFIX.match(line)) or "LLVM ERROR" in line:
             return one_line(_ABSL_PREFIX.sub("", line), 300)
     return ""
+
+
+def settle_signals() -> None:
+    """Give back the handlers ``launch`` replaced for the time the command took to
+    import (Python's KeyboardInterrupt for SIGINT; SIGTERM and SIGHUP their default):
+    from here on ``supervise`` and ``run_command`` handle them."""
+    from . import launch
+
+    for signum, handler in launch.replaced.items():
+        signal.signal(signum, handler)  # type: ignore[arg-type]
+    launch.replaced.clear()
 
 
 def supervise(prog: str) -> None:

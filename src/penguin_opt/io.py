@@ -529,6 +529,23 @@ class OutputError(Exception):
     """The output cannot be written; the message is one line naming the output."""
 
 
+def write_stdout(data: str | bytes) -> None:
+    """All of ``data`` to stdout, or BrokenPipeError. Python's buffered write of more than
+    a pipe holds returns a short count, and swallows the EPIPE, when the reader goes away
+    in the middle (``... | head``): so the bytes go to the descriptor, until all are out."""
+    payload = data.encode() if isinstance(data, str) else data
+    sys.stdout.flush()
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # not a file (a test's capture)
+        sys.stdout.write(payload.decode("utf-8", "replace"))
+        sys.stdout.flush()
+        return
+    view = memoryview(payload)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
 def write_output(path: str, data: str | bytes) -> None:
     """Write the tool's output to ``path`` without ever leaving a partial file there.
 
@@ -544,9 +561,7 @@ def write_output(path: str, data: str | bytes) -> None:
         if path in ("-", "/dev/stdout"):
             if sys.stdout is None:  # started with stdout closed (`>&-`)
                 raise OSError(9, "standard output is closed")
-            sys.stdout.flush()
-            sys.stdout.buffer.write(payload)
-            sys.stdout.buffer.flush()
+            write_stdout(payload)
             return
         if os.path.islink(path) or (os.path.exists(path) and not os.path.isfile(path)):
             if os.path.isdir(path):
