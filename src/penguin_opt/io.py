@@ -136,17 +136,26 @@ MAX_NESTING = 10_000
 _OPEN = np.zeros(256, np.int8)
 _OPEN[[ord(c) for c in "([{"]] = 1
 _OPEN[[ord(c) for c in ")]}"]] = -1
-_QUOTE, _BACKSLASH = ord('"'), ord("\\")
+_QUOTE, _BACKSLASH, _SLASH, _NEWLINE = ord('"'), ord("\\"), ord("/"), ord("\n")
 
 
 def nesting_depth(data: bytes, chunk: int = 1 << 22) -> int:
-    """The deepest ``([{`` nesting of ``data`` outside string literals (vectorized, over
-    ``chunk`` bytes at a time, the depth and whether a string is open carried over from
-    chunk to chunk). Only the brackets and the quotes are positions worth an integer: a
-    bracket is inside a string when an odd number of unescaped quotes precede it, so the
-    running depth is a cumulative sum over the brackets alone (a few percent of MLIR
-    text's bytes; 0.87 -> 0.24 s on an 84 MB module against a running sum over every
-    byte)."""
+    """The deepest ``([{`` nesting of ``data`` outside string literals and ``//``
+    comments, as MLIR's and XLA's lexers see them: a comment runs to the end of its line
+    (a ``:(`` in a comment counts nothing). Vectorized over about ``chunk`` bytes at a
+    time, the depth carried over. Only the brackets, quotes and slashes are positions
+    worth an integer: a bracket is inside a string when an odd number of unescaped quotes
+    precede it, so the running depth is a cumulative sum over the counted brackets
+    alone. Text without ``//`` (most programs) takes the cheaper way."""
+    if data.find(b"/") < 0 or b"//" not in data:  # (a byte's find is a memchr: ~10x faster)
+        return _depth_without_comments(data, chunk)
+    return _depth_with_comments(data, chunk)
+
+
+def _depth_without_comments(data: bytes, chunk: int) -> int:
+    """``nesting_depth`` of text without ``//`` (strings tracked across the chunks: the
+    quotes' parity before each bracket; 0.87 -> 0.24 s on an 84 MB module against a
+    running sum over every byte)."""
     raw = np.frombuffer(data, np.uint8)
     deepest = depth = 0
     in_string = False
@@ -171,6 +180,63 @@ def nesting_depth(data: bytes, chunk: int = 1 << 22) -> int:
         in_string ^= bool(quotes.size & 1)
         before = int(part[-1])
     return deepest
+
+
+def _depth_with_comments(data: bytes, chunk: int) -> int:
+    """``nesting_depth`` of text with ``//``: line by line (a string ends on its line),
+    the chunks cut at line ends; each line's first ``//`` outside a string starts its
+    comment."""
+    raw = np.frombuffer(data, np.uint8)
+    deepest = depth = 0
+    start = 0
+    while start < raw.size:
+        end = min(start + chunk, raw.size)
+        if end < raw.size:  # through the end of the line the chunk's last byte is on
+            newline = data.find(b"\n", end)
+            end = newline + 1 if newline >= 0 else raw.size
+        part = raw[start:end]
+        start = end
+        delta = _OPEN[part]
+        brackets = np.flatnonzero(delta != 0)  # of a bool mask: faster than of the int8s
+        if not brackets.size:
+            continue
+        lines = np.flatnonzero(part == _NEWLINE)
+        quotes = np.flatnonzero(part == _QUOTE)
+        if quotes.size:
+            escaped = part[np.maximum(quotes - 1, 0)] == _BACKSLASH
+            escaped[0] &= quotes[0] > 0
+            quotes = quotes[~escaped]
+
+        counted = ~_in_string(brackets, quotes, lines)
+        slashes = np.flatnonzero(part[:-1] == _SLASH)
+        slashes = slashes[part[slashes + 1] == _SLASH]
+        if slashes.size:
+            slashes = slashes[~_in_string(slashes, quotes, lines)]
+        if slashes.size:  # each line's first comment start; brackets after it are out
+            comment_line, first = np.unique(np.searchsorted(lines, slashes), return_index=True)
+            comment_at = np.full(lines.size + 1, part.size, np.int64)
+            comment_at[comment_line] = slashes[first]
+            counted &= brackets < comment_at[np.searchsorted(lines, brackets)]
+        running = np.cumsum(np.where(counted, delta[brackets], 0), dtype=np.int64)
+        deepest = max(deepest, depth + int(running.max()))
+        depth += int(running[-1])
+    return deepest
+
+
+def _in_string(at: np.ndarray, quotes: np.ndarray, lines: np.ndarray) -> np.ndarray:
+    """Whether each position of ``at`` is inside a string: after an odd number of the
+    unescaped ``quotes`` on its line (``lines``: the offsets of the newlines)."""
+    line_start = np.searchsorted(quotes, _line_start(lines, at))
+    return ((np.searchsorted(quotes, at) - line_start) & 1).astype(bool)
+
+
+def _line_start(lines: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """The offset of the start of the line each position of ``at`` is on (``lines``: the
+    offsets of the newlines)."""
+    if not lines.size:
+        return np.zeros_like(at)
+    index = np.searchsorted(lines, at)
+    return np.where(index > 0, lines[np.maximum(index - 1, 0)] + 1, 0)
 
 
 def _check_nesting(source: Source) -> None:
