@@ -62,6 +62,22 @@ def test_refuses_to_overwrite_input(tmp_path):
     assert src.read_text() == SIMPLE
 
 
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [("-o", "--pass-statistics-json"), ("-o", "--remarks-file"), ("--report", "--remarks-file")],
+)
+def test_two_outputs_in_one_file_are_refused(tmp_path, first, second):
+    """Each output of a run written to the same file lost the other (exit 0)."""
+    src = tmp_path / "in.mlir"
+    src.write_text(SIMPLE)
+    same = tmp_path / "same.txt"
+    args = [src, "-p", "stablehlo-canonicalize-for-penguin", first, same, second]
+    proc = penguin_opt(*args, tmp_path / ".." / tmp_path.name / "same.txt")
+    assert proc.returncode == 2, proc.stderr
+    assert f"{first} and {second} name the same file" in proc.stderr.decode()
+    assert not same.exists()
+
+
 def test_stdin_to_stdout():
     proc = penguin_opt("-", "-p", "stablehlo-canonicalize-for-penguin", stdin=SIMPLE.encode())
     assert proc.returncode == 0, proc.stderr

@@ -487,6 +487,26 @@ def test_a_reader_that_leaves_mid_output_is_exit_1_quietly(tmp_path, split):
     assert proc.stderr.read() == b""
 
 
+def test_file_names_that_are_not_utf8_or_hold_a_newline(tmp_path):
+    """A valid program whose name is not UTF-8 was an internal error (MLIR takes UTF-8
+    names only); a name with a newline split a batch's progress line. Both are shown
+    as one line: U+FFFD for the bad byte, a newline as MLIR prints it (\\0A)."""
+    good, bad = os.fsdecode(b"good\xffname.mlir"), "bad\nname.mlir"
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / good).write_text(EXAMPLE.read_text())
+    (tmp_path / "in" / bad).write_text("func.func @main() {\n  %0 = stablehlo.bogus\n}\n")
+    proc = run(tmp_path / "in" / good, "-p", "inline", "-o", tmp_path / "one.mlir")
+    assert proc.returncode == 0, proc.stderr
+    proc = run(tmp_path / "in" / bad)
+    assert_one_line_error(proc, 1, "bad\\0Aname.mlir:2:8: error: custom op")
+    proc = run(tmp_path / "in", "-o", tmp_path / "out")
+    assert proc.returncode == 1, proc.stderr
+    lines = proc.stderr.decode().splitlines()
+    assert any(line.startswith("[") and "good\ufffdname.mlir -> " in line for line in lines)
+    assert any(line.startswith("[") and "bad\\0Aname.mlir:2:8: error: " in line for line in lines)
+    assert (tmp_path / "out" / (good + ".mlir")).exists()
+
+
 def test_missing_input_with_an_existing_output(tmp_path):
     out = write(tmp_path, "out.mlir", "keep me")
     assert_one_line_error(run(tmp_path / "missing.mlir", "-o", out), 1, "cannot read input")

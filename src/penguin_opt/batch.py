@@ -40,6 +40,7 @@ from .cli_common import (
     on_abandon,
     one_line,
     one_line_warnings_recorded,
+    shown_name,
 )
 
 if TYPE_CHECKING:
@@ -67,7 +68,7 @@ class Job:
 
     @property
     def name(self) -> str:
-        path = self.shown or self.input
+        path = shown_name(self.shown or self.input)
         if self.graph is not None:
             return f"{path}#graph{self.graph}"
         return path if self.chunk is None else f"{path}#chunk{self.chunk}"
@@ -292,7 +293,7 @@ def run_job(job: Job, args: argparse.Namespace) -> dict:
         try:
             os.makedirs(os.path.dirname(job.output) or ".", exist_ok=True)
             write_output(job.output, output)
-            record.output = job.shown_output or job.output
+            record.output = shown_name(job.shown_output or job.output)
         except OSError as err:  # the directory could not be made
             reason = err.strerror or one_line(err)
             record.status = "error"

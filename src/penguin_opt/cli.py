@@ -34,6 +34,7 @@ from .cli_common import (
     one_line,
     output_silenced,
     run_command,
+    shown_name,
     stage,
     supervise,
 )
@@ -395,7 +396,7 @@ def _main(argv: list[str]) -> int:
             raise UsageError(str(err)) from None
         _check_pass_names(pipeline, printing)
 
-    name = args.input if args.input != "-" else "<stdin>"
+    name = shown_name(args.input) if args.input != "-" else "<stdin>"
     printing = dataclasses.replace(printing, source_name=name)
     chunked = args.split_input_file is not None or bool(args.verify_diagnostics)
     parse_start = time.perf_counter()
@@ -565,6 +566,15 @@ def _refuse_overwriting_inputs(
             if _output_is_input(source, path):
                 shown = "standard input" if source == "-" else f"the input file '{source}'"
                 raise UsageError(f"refusing to overwrite {shown} ('{flag} {path}')")
+    files: dict[str, str] = {}  # two outputs in one file: one would be lost
+    for flag, path in named:
+        if path is None or path in ("-", "/dev/stdout"):
+            continue
+        if os.path.exists(path) and not os.path.isfile(path):
+            continue  # a device or a FIFO takes what it is given
+        other = files.setdefault(os.path.realpath(path), flag)
+        if other != flag:
+            raise UsageError(f"{other} and {flag} name the same file '{path}': give each its own")
 
 
 def _output_is_input(input_path: str, output: str) -> bool:

@@ -58,6 +58,7 @@ __all__ = [
     "output_silenced",
     "quiet_stdout",
     "run_command",
+    "shown_name",
     "spooled_stdin",
     "stage",
     "supervise",
@@ -278,6 +279,21 @@ def fatal_line(stderr: str) -> str:
         if (line.startswith("F") and _ABSL_PREFIX.match(line)) or "LLVM ERROR" in line:
             return one_line(_ABSL_PREFIX.sub("", line), 300)
     return ""
+
+
+def shown_name(path: str) -> str:
+    """``path`` as messages and MLIR's locations show it: a name that is not UTF-8 (os's
+    surrogate escapes, which MLIR cannot take) with U+FFFD for its bytes that are not,
+    and a control character (a newline would break a one-line message) as MLIR prints
+    it in a location, ``\\0A``."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        path = os.fsencode(path).decode("utf-8", "replace")
+    return _CONTROL.sub(lambda m: f"\\{ord(m.group()):02X}", path)
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def settle_signals() -> None:

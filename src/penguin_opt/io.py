@@ -28,6 +28,7 @@ from .cli_common import (
     on_abandon,
     one_line,
     quiet_stdout,
+    shown_name,
     spooled_stdin,
     stage,
 )
@@ -78,13 +79,14 @@ def read_source(path: str, *, chunked: bool = False) -> Source:
     if path == "-":
         read = sys.stdin.buffer.read
         return Source("<stdin>", spooled_stdin(read) if chunked else read())
+    name = shown_name(path)
     try:
         with open(path, "rb") as f:
-            return Source(path, f.read())
+            return Source(name, f.read())
     except FileNotFoundError as err:
-        raise InputNotFoundError(f"{path}: error: cannot read input: {err.strerror}") from None
+        raise InputNotFoundError(f"{name}: error: cannot read input: {err.strerror}") from None
     except OSError as err:
-        raise InputError(f"{path}: error: cannot read input: {err.strerror}") from None
+        raise InputError(f"{name}: error: cannot read input: {err.strerror}") from None
 
 
 def format_mlir_error(err: ir.MLIRError, default: str, *, note: bool = True) -> str:

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 
 from jaxlib.mlir import ir
 
+from .cli_common import shown_name
 from .ir_util import attrs_of, create, defining_op_of, has_uses, ops_named, replace_op
 
 SORT_NAMES = ("mhlo.sort", "stablehlo.sort")
@@ -300,6 +301,7 @@ def parse_text(text: str | bytes, source_name: str) -> ir.Operation:
     """
     if isinstance(text, bytes):  # bytecode: no source name to give
         return ir.Module.parse(text).operation
+    source_name = shown_name(source_name)  # (MLIR takes UTF-8 names only)
     try:
         op = ir.Operation.parse(text, source_name=source_name).operation
     except ir.MLIRError as err:

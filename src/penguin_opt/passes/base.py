@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import re
 import shlex
 from collections import Counter
 from dataclasses import dataclass, field
@@ -16,6 +17,7 @@ from typing import Any, ClassVar, TypeVar
 
 from jaxlib.mlir import ir
 
+from ..cli_common import shown_name
 from ..ir_util import location_triple
 
 _T = TypeVar("_T")
@@ -53,10 +55,26 @@ def location_triple_text(loc_text: str, default_file: str = "-") -> str | None:
         if position is not None:
             return f"{default_file}:{position[0]}:{position[1]}"
         return None
-    file = default_file if match.group(1) in ("-", "") else match.group(1)
+    file = default_file if match.group(1) in ("-", "") else _unescaped(match.group(1))
     if match.group(2) == "0":  # MLIR's "no position" (e.g. a bytecode buffer): the file only
         return file
     return f"{file}:{match.group(2)}:{match.group(3)}"
+
+
+_ESCAPE = re.compile(rb'\\(\\|"|[0-9A-Fa-f]{2})')
+
+
+def _unescaped(text: str) -> str:
+    """A string as MLIR prints it in a location, unescaped: a backslash before a
+    backslash, a quote or two hex digits (each byte outside printable ASCII: a UTF-8
+    name's bytes) gives that character or byte back."""
+    if "\\" not in text:
+        return text
+    raw = _ESCAPE.sub(
+        lambda m: m.group(1) if len(m.group(1)) == 1 else bytes([int(m.group(1), 16)]),
+        text.encode(),
+    )
+    return shown_name(raw.decode("utf-8", "replace"))  # (control characters stay escaped)
 
 
 class PassError(Exception):
