@@ -7,6 +7,7 @@ import errno
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -228,6 +229,46 @@ def test_split_input_file_in_a_batch_runs_each_chunk_as_a_program(tmp_path):
     ]  # fmt: skip
     assert "stablehlo.transpose" in (out / "split.mlir.chunk2.mlir").read_text()
     assert "broadcast_in_dim" not in (out / "split.mlir.chunk0.mlir").read_text()
+
+
+def test_entries_that_are_no_program_are_listed_never_dropped(tmp_path):
+    """A FIFO and a symbolic link to nothing inside a walked directory are skipped, with
+    why; a directory that cannot be listed is an error (its programs are lost); a file
+    named twice is one program. (All were silently dropped or run twice.)"""
+    tree = tmp_path / "in"
+    (tree / "closed").mkdir(parents=True)
+    (tree / "a.mlir").write_text(GOOD)
+    (tree / "closed" / "c.mlir").write_text(GOOD)
+    os.mkfifo(tree / "pipe.mlir")
+    (tree / "dangling.mlir").symlink_to(tmp_path / "nowhere")
+    command = [sys.executable, "-m", "penguin_opt", tree, tree / "a.mlir", "-o", tmp_path / "o"]
+    command += ["--report", tmp_path / "r.json"]
+    if os.geteuid() == 0:  # root reads any directory: drop that power for the run
+        if shutil.which("setpriv") is None:
+            pytest.skip("running as root without setpriv")
+        drop = "-dac_override,-dac_read_search,-fowner"
+        command = ["setpriv", f"--bounding-set={drop}", f"--inh-caps={drop}", *command]
+    (tree / "closed").chmod(0)
+    try:
+        proc = subprocess.run(
+            list(map(str, command)), capture_output=True, text=True, cwd=ROOT, timeout=600
+        )
+    finally:
+        (tree / "closed").chmod(0o755)
+    assert proc.returncode == 1, proc.stderr
+    report = json.loads((tmp_path / "r.json").read_text())
+    skipped = {Path(s["input"]).name: s["reason"] for s in report["skipped"]}
+    assert skipped == {
+        "dangling.mlir": "a symbolic link to nothing",
+        "pipe.mlir": "not a regular file (a FIFO, a device or a socket)",
+    }
+    records = {Path(r["input"]).name: r for r in report["programs"]}
+    assert sorted(records) == ["a.mlir", "closed"]
+    assert records["a.mlir"]["status"] == "ok"
+    assert records["closed"]["status"] == "error"
+    assert records["closed"]["error"].endswith(
+        "closed: error: cannot read the directory: Permission denied"
+    )
 
 
 def test_outputs_never_overwrite_inputs(tmp_path):

@@ -63,6 +63,7 @@ class Job:
     graph: int | None = None  # its graph in a torch-xla dump
     graph_hash: str | None = None
     chunk: int | None = None  # its chunk of a text file run with --split-input-file
+    unreadable: str | None = None  # a directory that could not be listed: why (its error)
     shown: str | None = None  # the input as the user named it, when ``input`` is not that
     shown_output: str | None = None
 
@@ -120,8 +121,11 @@ def plan(
         if path == "-":
             raise UsageError("standard input cannot be one of several inputs")
         if os.path.isdir(path):
-            for file, rel in _walk(path):
-                reason = companion_reason(os.path.basename(file))
+            for file, rel, why in _walk(path):
+                if rel is None:  # a directory that cannot be listed: its programs are lost
+                    jobs.append(Job(file, outdir, unreadable=why))
+                    continue
+                reason = why or companion_reason(os.path.basename(file))
                 if reason is None and _is_empty(file):
                     reason = "an empty file"
                 if reason is not None:
@@ -131,9 +135,17 @@ def plan(
         else:
             out_stem = os.path.join(outdir, os.path.basename(path))
             jobs.extend(_jobs_of(path, out_stem, suffix, split))
-    inputs_read = {os.path.realpath(job.input) for job in jobs}
+    jobs = list(  # a file named twice (or under two directories named) is one program
+        {
+            (os.path.realpath(job.input), job.graph, job.chunk, os.path.normpath(job.output)): job
+            for job in reversed(jobs)
+        }.values()
+    )[::-1]
+    inputs_read = {os.path.realpath(job.input) for job in jobs if job.unreadable is None}
     seen: dict[str, str] = {}
     for job in jobs:
+        if job.unreadable is not None:
+            continue
         if os.path.realpath(job.output) in inputs_read:
             raise UsageError(
                 f"the output for '{job.name}' would overwrite the input "
@@ -148,15 +160,31 @@ def plan(
     return jobs, skipped
 
 
-def _walk(root: str) -> Iterator[tuple[str, str]]:
-    """(path, path relative to ``root``) of every file under ``root``, sorted, hidden
-    directories left out."""
-    for dirpath, dirnames, filenames in os.walk(root):
+def _walk(root: str) -> Iterator[tuple[str, str | None, str | None]]:
+    """(path, path relative to ``root``, why it is no program or None) of every entry
+    under ``root`` that is not a directory, sorted, hidden directories left out: a FIFO, a
+    device or a socket, and a symbolic link to nothing, are no program; a directory that
+    cannot be listed comes as (its path, None, the error)."""
+    errors: list[OSError] = []
+    for dirpath, dirnames, filenames in os.walk(root, onerror=errors.append):
+        yield from _unlisted(errors)
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         for name in sorted(filenames):
             path = os.path.join(dirpath, name)
+            rel = os.path.relpath(path, root)
             if os.path.isfile(path):
-                yield path, os.path.relpath(path, root)
+                yield path, rel, None
+            elif not os.path.exists(path):
+                yield path, rel, "a symbolic link to nothing"
+            else:
+                yield path, rel, "not a regular file (a FIFO, a device or a socket)"
+    yield from _unlisted(errors)
+
+
+def _unlisted(errors: list[OSError]) -> Iterator[tuple[str, None, str]]:
+    for err in errors:
+        yield err.filename, None, f"cannot read the directory: {err.strerror or err}"
+    errors.clear()
 
 
 def _is_empty(path: str) -> bool:
@@ -239,6 +267,8 @@ def run_job(job: Job, args: argparse.Namespace) -> dict:
     from .pipeline import IRPrinting, Pipeline
 
     start = time.perf_counter()
+    if job.unreadable is not None:
+        return _failed(job, "error", f"{job.name}: error: {job.unreadable}")
     record = Record(
         job.name, None, "ok", graph=job.graph, graph_hash=job.graph_hash, chunk=job.chunk
     )
