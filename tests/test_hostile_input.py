@@ -507,6 +507,25 @@ def test_file_names_that_are_not_utf8_or_hold_a_newline(tmp_path):
     assert (tmp_path / "out" / (good + ".mlir")).exists()
 
 
+def test_out_of_memory_reading_names_the_file(monkeypatch, tmp_path):
+    """(`penguin-opt /dev/zero` under a memory limit was 'internal error: MemoryError:')."""
+    from penguin_opt import io
+
+    class Endless:
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def read(self):
+            raise MemoryError
+
+    monkeypatch.setattr(io, "open", lambda *a, **k: Endless(), raising=False)
+    with pytest.raises(io.InputError, match=r"^/dev/zero: error: cannot read input: out of mem"):
+        io.read_source("/dev/zero")
+
+
 def test_missing_input_with_an_existing_output(tmp_path):
     out = write(tmp_path, "out.mlir", "keep me")
     assert_one_line_error(run(tmp_path / "missing.mlir", "-o", out), 1, "cannot read input")

@@ -818,6 +818,8 @@ def _error_line(err: BaseException, name: str) -> str:
         return err.diagnostic.render(name)
     if isinstance(err, ir.MLIRError):
         return format_mlir_error(err, name)
+    if isinstance(err, MemoryError):
+        return f"{name}: error: out of memory"
     return f"{name}: error: internal error: {type(err).__name__}: {one_line(err, 500)}"
 
 

@@ -87,6 +87,8 @@ def read_source(path: str, *, chunked: bool = False) -> Source:
         raise InputNotFoundError(f"{name}: error: cannot read input: {err.strerror}") from None
     except OSError as err:
         raise InputError(f"{name}: error: cannot read input: {err.strerror}") from None
+    except MemoryError:  # (/dev/zero under a memory limit, say)
+        raise InputError(f"{name}: error: cannot read input: out of memory") from None
 
 
 def format_mlir_error(err: ir.MLIRError, default: str, *, note: bool = True) -> str:
