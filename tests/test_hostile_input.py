@@ -526,6 +526,25 @@ def test_out_of_memory_reading_names_the_file(monkeypatch, tmp_path):
         io.read_source("/dev/zero")
 
 
+def test_bytecode_whose_strings_are_not_utf8_is_one_line(tmp_path):
+    """A dialect name that is not UTF-8 in a bytecode file makes MLIR's diagnostic
+    handler throw inside the bindings: C++'s terminate printed two raw lines before the
+    crash line. Now one line, the exception in it; in a batch, the program's error."""
+    made = run(EXAMPLE, "--emit=bytecode", "-o", tmp_path / "m.mlirbc")
+    assert made.returncode == 0, made.stderr
+    data = (tmp_path / "m.mlirbc").read_bytes()
+    at = data.index(b"func")
+    bad = write(tmp_path, "bad.mlirbc", data[: at + 2] + b"\x85" + data[at + 3 :])
+    line = assert_one_line_error(run(bad), 1, "bad.mlirbc: error: MLIR crashed the process")
+    assert "conversion error" in line, line
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "bad.mlirbc").write_bytes(bad.read_bytes())
+    proc = run(tmp_path / "d", "-o", tmp_path / "out")
+    assert proc.returncode == 1
+    assert b"terminate called" not in proc.stderr
+    assert b"process died while processing this program (nanobind" in proc.stderr
+
+
 def test_missing_input_with_an_existing_output(tmp_path):
     out = write(tmp_path, "out.mlir", "keep me")
     assert_one_line_error(run(tmp_path / "missing.mlir", "-o", out), 1, "cannot read input")

@@ -273,12 +273,23 @@ _ABSL_PREFIX = re.compile(r"(?:^|(?<=LLVM ERROR: ))[FE]\d{4} [\d:.]+\s+\d+ [^\]]
 
 
 def fatal_line(stderr: str) -> str:
-    """The fatal line in what a dead process wrote to stderr: an LLVM ERROR or a failed
-    CHECK (absl's ``F`` line), without absl's prefix; "" if there is none."""
-    for line in stderr.splitlines():
+    """The fatal line in what a dead process wrote to stderr: an LLVM ERROR, a failed
+    CHECK (absl's ``F`` line) without absl's prefix, or a C++ exception nothing caught
+    (``terminate called after throwing an instance of 'T'`` and its ``what():`` line, as
+    ``T: what``); "" if there is none."""
+    lines = stderr.splitlines()
+    for i, line in enumerate(lines):
         if (line.startswith("F") and _ABSL_PREFIX.match(line)) or "LLVM ERROR" in line:
             return one_line(_ABSL_PREFIX.sub("", line), 300)
+        thrown = _TERMINATE.search(line)
+        if thrown:
+            what = lines[i + 1].strip() if i + 1 < len(lines) else ""
+            what = what.removeprefix("what():").strip()
+            return one_line(f"{thrown.group(1)}{': ' if what else ''}{what}", 300)
     return ""
+
+
+_TERMINATE = re.compile(r"terminate called after throwing an instance of '([^']*)'")
 
 
 def shown_name(path: str) -> str:

@@ -356,7 +356,11 @@ def _parse_bytecode(source: Source) -> ir.Operation:
         except Exception:  # not a portable artifact after all: ordinary MLIR bytecode
             pass
     try:
-        module = _as_module(parse_allowing_penguin_sorts(source.data, source.name), source)
+        # (a diagnostic that is not UTF-8, from a corrupt bytecode file, ends the process
+        # inside the bindings' handler: its last words go to the supervising parent)
+        with native_stderr_captured():
+            parsed = parse_allowing_penguin_sorts(source.data, source.name)
+        module = _as_module(parsed, source)
     except ir.MLIRError as err:
         raise _refused_by_mlir(err, source.name) from None
     except (ValueError, MemoryError, RuntimeError) as err:  # the parser's own limits
