@@ -129,6 +129,14 @@ def test_pass_error_writes_nothing(tmp_path):
             ["-p", "canonicalize-for-penguin{broadcast-num-elements-to-fold=x}"],
             "expects an integer",
         ),
+        (
+            ["-p", "stablehlo-canonicalize-conv{max-stride-or-padding=-5}"],
+            "option 'max-stride-or-padding' must be >= 0, got -5",
+        ),
+        (  # MLIR's integer options are 64-bit
+            ["-p", "canonicalize-for-penguin{broadcast-num-elements-to-fold=99999999999999999999}"],
+            "must be <= 9223372036854775807",
+        ),
         (["--no-such-flag"], "unrecognized arguments"),
         # One dash and the letter of -h: an unknown long option, not -h with a value.
         (["-hlo-no-such-pass"], "unrecognized arguments: -hlo-no-such-pass"),

@@ -199,6 +199,9 @@ class ModulePass:
         return f"{self.name}{{{options}}}" if options else self.name
 
 
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
 def _parse_value(pass_name: str, key: str, f: dataclasses.Field, raw: str) -> str | bool | int:
     kind = f.type
     choices = f.metadata.get("choices")
@@ -222,9 +225,11 @@ def _parse_value(pass_name: str, key: str, f: dataclasses.Field, raw: str) -> st
             raise OptionError(
                 f"{pass_name}: option '{key}' expects an integer, got '{raw}'"
             ) from None
-        minimum = f.metadata.get("min")
-        if minimum is not None and value < minimum:
+        minimum = f.metadata.get("min", _INT64_MIN)
+        if value < minimum:
             raise OptionError(f"{pass_name}: option '{key}' must be >= {minimum}, got {value}")
+        if value > _INT64_MAX:  # MLIR's integer pass options are 64-bit
+            raise OptionError(f"{pass_name}: option '{key}' must be <= {_INT64_MAX}, got {value}")
         return value
     return raw
 

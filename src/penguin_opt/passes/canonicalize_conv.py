@@ -856,6 +856,7 @@ class CanonicalizeConv(ModulePass):
     max_stride_or_padding: int = option(
         DEFAULT_MAX_STRIDE_OR_PADDING,
         "leave convs with a window stride or padding edge above this alone (the seed: 31)",
+        min=0,
     )
 
     def gate(self) -> ConvGate:
