@@ -1007,6 +1007,36 @@ def test_an_inf_only_after_the_rewrite_is_a_mismatch_never_rounding(oracle):
     assert "inf or NaN before the rewrite only" in report.note
 
 
+STUCK_SUM = """func.func @main(%x: tensor<4097xf16>) -> tensor<f16> {
+  %z = stablehlo.constant dense<0.0> : tensor<f16>
+  %r = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [0]
+      : (tensor<4097xf16>, tensor<f16>) -> tensor<f16>
+  return %r : tensor<f16>
+}
+"""
+WIDE_SUM = """func.func @main(%x: tensor<4097xf16>) -> tensor<f16> {
+  %w = stablehlo.convert %x : (tensor<4097xf16>) -> tensor<4097xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %r = stablehlo.reduce(%w init: %z) applies stablehlo.add across dimensions = [0]
+      : (tensor<4097xf32>, tensor<f32>) -> tensor<f32>
+  %n = stablehlo.convert %r : (tensor<f32>) -> tensor<f16>
+  return %n : tensor<f16>
+}
+"""
+
+
+def test_an_inf_after_the_rewrite_that_the_exact_value_has_is_rounding():
+    """The interpreter sums f16 in f16, where 32768 + 16 stays 32768: 4097 x 16 comes out
+    finite; the same sum in f32 is 65552, beyond f16's range, so inf. The exact (f64)
+    value is beyond the range too: the rewrite's inf is the right rounding, not a new
+    inf (a review found the rewrite called a mismatch)."""
+    inputs = [[np.full(4097, 16.0, np.float16)]]
+    report = check(STUCK_SUM, WIDE_SUM, oracle="interpreter", inputs=inputs)
+    assert report.ok, report.table()
+    assert report.outputs[0].rounding
+    assert "exact (f64) value is beyond its type's range" in report.note
+
+
 def test_both_oracles_keep_each_oracles_note():
     report = check(CHAINED, PAIRED, oracle="both", inputs=OVERFLOWING)
     assert report.ok, report.table()
@@ -1019,6 +1049,7 @@ def test_compare_arrays_reports_an_inf_in_one_array_as_an_inf_difference():
     a, b = np.array([0.0, 1.0], np.float16), np.array([np.inf, 1.0], np.float16)
     assert compare_arrays(a, b, 1e-3, 0.0) == (float("inf"), float("inf"), False)
     assert compare_arrays(b, b, 1e-3, 0.0) == (0.0, 0.0, True)
+    assert compare_arrays(a, b, 0.0, 0.0) == (float("inf"), float("inf"), False)  # bitwise
 
 
 def test_outputs_within_the_tolerance_are_not_judged_again_in_f64():

@@ -952,34 +952,45 @@ def compare_arrays(
     tiny = np.finfo(np.float64).tiny
     with np.errstate(over="ignore"):  # a difference over a tiny scale is inf: so be it
         max_rel = float((diff / np.maximum(scale, tiny)).max()) if diff.size else 0.0
-    if is_integral(a.dtype) or (rtol == 0 and atol == 0):
-        if a.dtype.name in _SUB_BYTE_INTS or a.dtype == np.bool_:
-            same = np.array_equal(a.astype(np.int64), b.astype(np.int64))
-        else:
-            same = a.tobytes() == b.tobytes()
-        return max_abs, max_rel, bool(same)
     nan_a, nan_b = np.isnan(af), np.isnan(bf)
     inf_a = np.isinf(af)
     same_special = np.array_equal(nan_a, nan_b) and np.array_equal(inf_a, np.isinf(bf))
     same_special = same_special and np.array_equal(af[inf_a], bf[inf_a])
     if not same_special:  # an inf or NaN in one only: as far apart as values get
         max_abs = max_rel = float("inf")
+    if is_integral(a.dtype) or (rtol == 0 and atol == 0):
+        if a.dtype.name in _SUB_BYTE_INTS or a.dtype == np.bool_:
+            same = np.array_equal(a.astype(np.int64), b.astype(np.int64))
+        else:
+            same = a.tobytes() == b.tobytes()
+        return max_abs, max_rel, bool(same)
     ok = same_special and bool(np.all(diff <= atol + rtol * scale))
     return max_abs, max_rel, ok
 
 
-def non_finite_introduced(before: np.ndarray, after: np.ndarray) -> bool:
-    """Whether ``after`` holds an inf or NaN (or an inf of the other sign) where
-    ``before`` holds a finite value or another special: never the rounding of a sum, which
-    moves a finite value by a little (an overflow of the narrow type in the new summation
-    order, say)."""
+def non_finite_introduced(before: np.ndarray, after: np.ndarray) -> np.ndarray:
+    """Where ``after`` holds an inf or NaN (or an inf of the other sign) and ``before`` a
+    finite value or another special (a bool mask; all False for integers): never the
+    rounding of a sum, which moves a finite value by a little, unless the exact value is
+    beyond the type's range (see ``_recheck_in_f64``)."""
     if before.shape != after.shape or before.dtype.kind not in "fcV" or is_integral(before.dtype):
-        return False
+        return np.zeros(before.shape, bool)
     a = before.astype(np.complex128 if before.dtype.kind == "c" else np.float64)
     b = after.astype(a.dtype)
-    special = ~np.isfinite(b)
     with np.errstate(invalid="ignore"):
-        return bool(np.any(special & ~((a == b) | (np.isnan(a) & np.isnan(b)))))
+        return ~np.isfinite(b) & ~((a == b) | (np.isnan(a) & np.isnan(b)))
+
+
+def _finite_max(dtype: np.dtype) -> float | None:
+    """The largest finite value of float ``dtype`` (numpy's or ml_dtypes'), or None."""
+    import ml_dtypes
+
+    for finfo in (np.finfo, ml_dtypes.finfo):
+        try:
+            return float(finfo(dtype).max)
+        except (TypeError, ValueError):
+            continue
+    return None
 
 
 def reduction_size(module_text: str) -> int:
@@ -1417,7 +1428,9 @@ def _check_with(
     worst: dict[int, OutputReport] = {}
     # per trial, each output's max abs difference, or None where it was within tolerance
     differences: list[list[float | None]] = []
-    introduced: set[int] = set()  # outputs with an inf or NaN only after the rewrite
+    # (trial, output) -> where the rewritten program has an inf or NaN the original has
+    # not, and its values: judged against the exact (f64) values, if any run in f64
+    introduced: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
     for trial, arrays in enumerate(input_sets, 1):
         where = f"checking with {label}: trial {trial}/{len(input_sets)}"
         tick.status(f"{where} (before)")
@@ -1432,25 +1445,35 @@ def _check_with(
         for i, (a, b) in enumerate(zip(out_a, out_b, strict=True)):
             mabs, mrel, ok = _compare(a, b, rtol, atol, terms)
             differences[-1].append(None if ok else mabs)
-            if not ok and non_finite_introduced(a, b):
-                introduced.add(i)
+            if not ok:
+                mask = non_finite_introduced(a, b)
+                if mask.any():
+                    introduced[trial - 1, i] = mask, b
             prev = worst.get(i)
             verdict = ok and (prev.ok if prev else True)
             if prev is None or not ok or mabs > prev.max_abs:
                 worst[i] = OutputReport(i, a.shape, str(a.dtype), mabs, mrel, verdict, oracle)
     report.outputs = [worst[i] for i in sorted(worst)]
-    if introduced:  # no f64 run can make that rounding
-        first = min(introduced)
-        report.note = _joined(
-            report.note,
-            f"output {first} has an inf or NaN after the rewrite where the original "
-            "has a finite value: not the rounding of a re-associated sum",
-        )
-    elif rtol is None and not report.ok:  # a tolerance for re-associated sums was not enough
+    if rtol is None and not report.ok:  # a tolerance for re-associated sums was not enough
         _recheck_in_f64(
-            report, run, (prog_a, prog_b), input_sets, differences, keys, split, atol, terms
+            report,
+            run,
+            (prog_a, prog_b),
+            input_sets,
+            differences,
+            (keys, split, atol, terms),
+            introduced,
         )
+    elif introduced:
+        report.note = _joined(report.note, _introduced_note(min(i for _, i in introduced)))
     return report
+
+
+def _introduced_note(index: int) -> str:
+    return (
+        f"output {index} has an inf or NaN after the rewrite where the original has a "
+        "finite value within its type's range: not the rounding of a re-associated sum"
+    )
 
 
 def _compare(
@@ -1480,10 +1503,8 @@ def _recheck_in_f64(
     programs: tuple[str, str],
     input_sets: Sequence[list[np.ndarray]],
     differences: list[list[float | None]],
-    keys: list[str],
-    split: bool,
-    atol: float | None,
-    terms: tuple[int, float],
+    how: tuple[list[str], bool, float | None, tuple[int, float]],
+    introduced: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]],
 ) -> None:
     """Run both programs again with every float type promoted to f64 (``promote_to_f64``)
     and compare each output at the tolerance of its own type. Re-associating a sum
@@ -1495,15 +1516,25 @@ def _recheck_in_f64(
     scale to compare at: it agrees if its difference shrank from the one of the same
     inputs in its own type as rounding does (``_rounding_shrink``). If
     every output then agrees, the outputs that differed are marked ``ok in f64
-    (rounding)`` and the report is ok; otherwise it is left as it is, with a note."""
+    (rounding)`` and the report is ok; otherwise it is left as it is, with a note.
+
+    An inf or NaN the rewritten program has where the original has a finite value
+    (``introduced``; ``how``: the keys, split, atol and terms of the check) is rounding
+    only where the exact value is beyond the type's range and the inf has its sign (the
+    rewrite's sum overflowed as the exact one does, the original's own sum did not:
+    the reference interpreter sums f16 in f16, where 32768 + 16 stays 32768)."""
+    keys, split, atol, terms = how
     promoted = [promote_to_f64(p) for p in programs]
     if None in promoted:
         why = _not_promotable(programs[promoted.index(None)])
         report.note = _joined(report.note, f"not rechecked in f64 ({why})")
+        if introduced:
+            report.note = _joined(report.note, _introduced_note(min(i for _, i in introduced)))
         return
     _tick().status("a difference beyond the tolerance: checking again in f64")
     worst: tuple[float, int] | None = None
-    for arrays, original in zip(input_sets, differences, strict=True):
+    overflowed: list[int] = []  # outputs whose inf after the rewrite the exact value has
+    for trial, (arrays, original) in enumerate(zip(input_sets, differences, strict=True)):
         wide = [_to_f64(a) for a in arrays]
         try:
             out_a, out_b = run(promoted[0], wide), run(promoted[1], wide)
@@ -1516,6 +1547,13 @@ def _recheck_in_f64(
             if original[o.index] is None:  # within the tolerance in its own type
                 continue
             dtype = _float_dtype(o.dtype)
+            intro = introduced.get((trial, o.index))
+            if intro is not None:
+                if not _overflows(a, *intro, dtype):
+                    report.note = _joined(report.note, _introduced_note(o.index))
+                    worst = (math.inf, o.index)
+                    continue
+                overflowed.append(o.index)
             mabs, _, same = _compare(a, b, None, atol, terms, dtype)
             before = original[o.index]
             if not same and math.isfinite(before) and mabs <= before * _rounding_shrink(dtype):
@@ -1525,9 +1563,10 @@ def _recheck_in_f64(
             if not same and (worst is None or mabs > worst[0]):
                 worst = (mabs, o.index)
     if worst is not None:
-        report.note = _joined(
-            report.note, f"in f64 too: output {worst[1]} differs (max abs {worst[0]:.3g})"
-        )
+        if math.isfinite(worst[0]):
+            report.note = _joined(
+                report.note, f"in f64 too: output {worst[1]} differs (max abs {worst[0]:.3g})"
+            )
         return
     differing = [o for o in report.outputs if not o.ok]
     for o in differing:
@@ -1538,12 +1577,34 @@ def _recheck_in_f64(
         "tolerance and agree within it with both programs in f64: the rounding of "
         "re-associated sums, amplified by the program",
     )
-    overflowed = [o.index for o in differing if math.isinf(o.max_abs)]
     if overflowed:
         report.note = _joined(
             report.note,
-            f"output {overflowed[0]} had an inf or NaN before the rewrite only: the "
+            f"output {overflowed[0]} has an inf after the rewrite where the original has a "
+            "finite value, and its exact (f64) value is beyond its type's range: the "
+            "original's sum fell short of it",
+        )
+    before_only = [o.index for o in differing if math.isinf(o.max_abs)]
+    before_only = [i for i in before_only if i not in overflowed]
+    if before_only:
+        report.note = _joined(
+            report.note,
+            f"output {before_only[0]} had an inf or NaN before the rewrite only: the "
             "original's sum left its type's range where the rewrite's did not",
+        )
+
+
+def _overflows(exact: np.ndarray, mask: np.ndarray, after: np.ndarray, dtype: np.dtype) -> bool:
+    """Whether every inf or NaN the rewritten program has where the original has not
+    (``mask``; ``after``: its values) is an inf whose exact value (``exact``, from the
+    program in f64) is beyond ``dtype``'s range, with its sign."""
+    largest = _finite_max(dtype)
+    if largest is None or exact.dtype.kind == "c":
+        return False
+    want, got = exact[mask].astype(np.float64), after[mask].astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        return bool(
+            np.all(np.isinf(got) & (np.abs(want) > largest) & (np.sign(want) == np.sign(got)))
         )
 
 
