@@ -556,6 +556,12 @@ def test_bytecode_whose_strings_are_not_utf8_is_one_line(tmp_path):
     assert proc.returncode == 1
     assert b"terminate called" not in proc.stderr
     assert b"process died while processing this program (nanobind" in proc.stderr
+    # unsupervised (under a debugger, say) nothing can make it one line: what C++ said is
+    # all there is, and it reaches stderr (a review found it captured and lost)
+    env = {**os.environ, "PENGUIN_OPT_NO_SUPERVISOR": "1"}
+    proc = run(bad, env=env)
+    assert proc.returncode == -signal.SIGABRT
+    assert b"conversion error" in proc.stderr
 
 
 def test_missing_input_with_an_existing_output(tmp_path):

@@ -64,6 +64,7 @@ __all__ = [
     "supervise",
     "version",
     "watch_native_stderr",
+    "watched",
 ]
 
 EXIT_OK = 0
@@ -213,6 +214,12 @@ def watch_native_stderr(fd: int | None) -> None:
     this one dies: the fatal line native code wrote before it aborted is there."""
     global _watched_log
     _watched_log = None if fd is None else (os.getpid(), fd)
+
+
+def watched() -> bool:
+    """Whether a process watches this one for its native code's last words (see
+    :func:`watch_native_stderr`): a command's supervised child, a batch worker."""
+    return _watched_log is not None and _watched_log[0] == os.getpid()
 
 
 @contextlib.contextmanager

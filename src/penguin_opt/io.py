@@ -32,6 +32,7 @@ from .cli_common import (
     shown_name,
     spooled_stdin,
     stage,
+    watched,
 )
 from .ir_util import register_named_positions
 from .penguin_sort import parse_allowing_penguin_sorts
@@ -390,8 +391,9 @@ def _parse_bytecode(source: Source) -> ir.Operation:
             pass
     try:
         # (a diagnostic that is not UTF-8, from a corrupt bytecode file, ends the process
-        # inside the bindings' handler: its last words go to the supervising parent)
-        with native_stderr_captured():
+        # inside the bindings' handler: its last words go to the watching process, if any;
+        # else to stderr, where they are all there is to tell)
+        with native_stderr_captured() if watched() else contextlib.nullcontext():
             parsed = parse_allowing_penguin_sorts(source.data, source.name)
         module = _as_module(parsed, source)
     except ir.MLIRError as err:
