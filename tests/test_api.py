@@ -144,3 +144,23 @@ def test_run_on_a_clone_keeps_the_original_after_a_pass_error():
     with pytest.raises(penguin_opt.PassError, match="only one operand allowed"):
         penguin_opt.run(copy, "stablehlo-canonicalize-for-penguin")
     assert penguin_opt.to_text(module) == original
+
+
+def test_the_package_imports_no_mlir_until_asked_and_keeps_its_submodules():
+    """`import penguin_opt` is light (the commands install their signal handlers before
+    jaxlib loads); its names and submodules are there when first used."""
+    code = (
+        "import sys, penguin_opt\n"
+        "assert 'jaxlib.mlir.ir' not in sys.modules, 'jaxlib imported eagerly'\n"
+        "assert callable(penguin_opt.load) and penguin_opt.PASSES\n"
+        "assert callable(penguin_opt.io.read_source)\n"
+        "assert penguin_opt.__version__\n"
+        "try:\n"
+        "    penguin_opt.no_such_name\n"
+        "except AttributeError:\n"
+        "    pass\n"
+        "else:\n"
+        "    raise AssertionError('no_such_name')\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr

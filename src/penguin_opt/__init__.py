@@ -8,6 +8,7 @@ handlers before the half second jaxlib takes to import.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from typing import TYPE_CHECKING
 
 # name -> the module that defines it
@@ -45,9 +46,12 @@ def __getattr__(name: str) -> object:
 
         return version()
     where = _WHERE.get(name)
-    if where is None:
+    if where is not None:
+        value = getattr(importlib.import_module(f".{where}", __name__), name)
+    elif not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}"):
+        value = importlib.import_module(f".{name}", __name__)  # a submodule: penguin_opt.io
+    else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{where}", __name__), name)
     globals()[name] = value
     return value
 
