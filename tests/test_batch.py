@@ -232,42 +232,56 @@ def test_split_input_file_in_a_batch_runs_each_chunk_as_a_program(tmp_path):
 
 
 def test_entries_that_are_no_program_are_listed_never_dropped(tmp_path):
-    """A FIFO and a symbolic link to nothing inside a walked directory are skipped, with
-    why; a directory that cannot be listed is an error (its programs are lost); a file
-    named twice is one program. (All were silently dropped or run twice.)"""
+    """A FIFO, a symbolic link to nothing, a symbolic link to a directory and a hidden
+    directory inside a walked directory are skipped, with why; a directory that cannot be
+    listed, and a file in one that cannot be entered, are errors (their programs are
+    lost); a file named twice, or under two directories named, is one program, in the
+    order first named. (All were silently dropped, misnamed, reordered or run twice.)"""
     tree = tmp_path / "in"
-    (tree / "closed").mkdir(parents=True)
+    for sub in ("closed", "shut", "sub", ".hidden", "real"):
+        (tree / sub).mkdir(parents=True)
     (tree / "a.mlir").write_text(GOOD)
+    (tree / "sub" / "b.mlir").write_text(GOOD)
     (tree / "closed" / "c.mlir").write_text(GOOD)
+    (tree / "shut" / "s.mlir").write_text(GOOD)
     os.mkfifo(tree / "pipe.mlir")
     (tree / "dangling.mlir").symlink_to(tmp_path / "nowhere")
-    command = [sys.executable, "-m", "penguin_opt", tree, tree / "a.mlir", "-o", tmp_path / "o"]
-    command += ["--report", tmp_path / "r.json"]
+    (tree / "linked").symlink_to(tree / "real")
+    command = [sys.executable, "-m", "penguin_opt", tree / "sub" / "b.mlir", tree, tree / "sub"]
+    command += [tree / "a.mlir", "-o", tmp_path / "o", "--report", tmp_path / "r.json"]
     if os.geteuid() == 0:  # root reads any directory: drop that power for the run
         if shutil.which("setpriv") is None:
             pytest.skip("running as root without setpriv")
         drop = "-dac_override,-dac_read_search,-fowner"
         command = ["setpriv", f"--bounding-set={drop}", f"--inh-caps={drop}", *command]
     (tree / "closed").chmod(0)
+    (tree / "shut").chmod(0o644)  # listed, not entered
     try:
         proc = subprocess.run(
             list(map(str, command)), capture_output=True, text=True, cwd=ROOT, timeout=600
         )
     finally:
         (tree / "closed").chmod(0o755)
+        (tree / "shut").chmod(0o755)
     assert proc.returncode == 1, proc.stderr
     report = json.loads((tmp_path / "r.json").read_text())
     skipped = {Path(s["input"]).name: s["reason"] for s in report["skipped"]}
     assert skipped == {
+        ".hidden": "a hidden directory",
         "dangling.mlir": "a symbolic link to nothing",
+        "linked": "a symbolic link to a directory",
         "pipe.mlir": "not a regular file (a FIFO, a device or a socket)",
     }
+    assert len(report["skipped"]) == 4
+    names = [Path(r["input"]).name for r in report["programs"]]
+    assert names == ["b.mlir", "a.mlir", "closed", "s.mlir"]  # (the batch's order)
     records = {Path(r["input"]).name: r for r in report["programs"]}
-    assert sorted(records) == ["a.mlir", "closed"]
-    assert records["a.mlir"]["status"] == "ok"
-    assert records["closed"]["status"] == "error"
+    assert records["a.mlir"]["status"] == records["b.mlir"]["status"] == "ok"
     assert records["closed"]["error"].endswith(
         "closed: error: cannot read the directory: Permission denied"
+    )
+    assert records["s.mlir"]["error"].endswith(
+        "s.mlir: error: cannot read input: Permission denied"
     )
 
 

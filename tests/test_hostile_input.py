@@ -512,8 +512,13 @@ def test_file_names_that_are_not_utf8_or_hold_a_newline(tmp_path):
     assert proc.returncode == 0, proc.stderr
     proc = run(tmp_path / "in" / bad)
     assert_one_line_error(proc, 1, "bad\\0Aname.mlir:2:8: error: custom op")
-    proc = run(tmp_path / "in", "-o", tmp_path / "out")
+    proc = run(tmp_path / "in", "-o", tmp_path / "out", "--report", tmp_path / "r.json")
     assert proc.returncode == 1, proc.stderr
+    # the report keeps the paths themselves: they open again
+    inputs = [r["input"] for r in json.loads((tmp_path / "r.json").read_text())["programs"]]
+    assert sorted(os.path.basename(os.fsencode(i)) for i in inputs) == sorted(
+        [b"bad\nname.mlir", b"good\xffname.mlir"]
+    )
     lines = proc.stderr.decode().splitlines()
     assert any(line.startswith("[") and "good\ufffdname.mlir -> " in line for line in lines)
     assert any(line.startswith("[") and "bad\\0Aname.mlir:2:8: error: " in line for line in lines)

@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import errno
 import io
 import json
 import os
 import queue
+import stat
 import sys
 import threading
 import time
@@ -68,8 +70,15 @@ class Job:
     shown_output: str | None = None
 
     @property
+    def label(self) -> str:
+        """The name as messages show it (see ``shown_name``)."""
+        return shown_name(self.name)
+
+    @property
     def name(self) -> str:
-        path = shown_name(self.shown or self.input)
+        """The program's name in the report: its path (as the user named it) and its
+        graph or chunk."""
+        path = self.shown or self.input
         if self.graph is not None:
             return f"{path}#graph{self.graph}"
         return path if self.chunk is None else f"{path}#chunk{self.chunk}"
@@ -135,12 +144,11 @@ def plan(
         else:
             out_stem = os.path.join(outdir, os.path.basename(path))
             jobs.extend(_jobs_of(path, out_stem, suffix, split))
-    jobs = list(  # a file named twice (or under two directories named) is one program
-        {
-            (os.path.realpath(job.input), job.graph, job.chunk, os.path.normpath(job.output)): job
-            for job in reversed(jobs)
-        }.values()
-    )[::-1]
+    # a file named twice (or under two directories named) is one program: the first
+    unique: dict[tuple, Job] = {}
+    for job in jobs:
+        unique.setdefault((os.path.realpath(job.input), job.graph, job.chunk), job)
+    jobs = list(unique.values())
     inputs_read = {os.path.realpath(job.input) for job in jobs if job.unreadable is None}
     seen: dict[str, str] = {}
     for job in jobs:
@@ -148,37 +156,56 @@ def plan(
             continue
         if os.path.realpath(job.output) in inputs_read:
             raise UsageError(
-                f"the output for '{job.name}' would overwrite the input "
+                f"the output for '{job.label}' would overwrite the input "
                 f"'{job.output}': choose another -o directory"
             )
         other = seen.setdefault(os.path.normpath(job.output), job.name)
         if other != job.name:
             raise UsageError(
-                f"'{other}' and '{job.name}' would both be written to "
+                f"'{shown_name(other)}' and '{job.label}' would both be written to "
                 f"'{job.output}': run them separately"
             )
-    return jobs, skipped
+    return jobs, list(dict.fromkeys(skipped))
 
 
 def _walk(root: str) -> Iterator[tuple[str, str | None, str | None]]:
     """(path, path relative to ``root``, why it is no program or None) of every entry
-    under ``root`` that is not a directory, sorted, hidden directories left out: a FIFO, a
-    device or a socket, and a symbolic link to nothing, are no program; a directory that
-    cannot be listed comes as (its path, None, the error)."""
+    under ``root`` that is not a directory walked into, sorted: a FIFO, a device or a
+    socket, a symbolic link to nothing, a symbolic link to a directory (not followed) and
+    a hidden directory are no program; an entry that cannot be read (a directory that
+    cannot be listed, a file in one that cannot be entered) comes as (its path, None,
+    the error)."""
     errors: list[OSError] = []
     for dirpath, dirnames, filenames in os.walk(root, onerror=errors.append):
         yield from _unlisted(errors)
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        walked = []
+        for name in sorted(dirnames):
+            path = os.path.join(dirpath, name)
+            if os.path.islink(path):
+                yield path, os.path.relpath(path, root), "a symbolic link to a directory"
+            elif name.startswith("."):
+                yield path, os.path.relpath(path, root), "a hidden directory"
+            else:
+                walked.append(name)
+        dirnames[:] = walked
         for name in sorted(filenames):
             path = os.path.join(dirpath, name)
-            rel = os.path.relpath(path, root)
-            if os.path.isfile(path):
-                yield path, rel, None
-            elif not os.path.exists(path):
-                yield path, rel, "a symbolic link to nothing"
-            else:
-                yield path, rel, "not a regular file (a FIFO, a device or a socket)"
+            yield path, os.path.relpath(path, root), _no_program(path)
     yield from _unlisted(errors)
+
+
+def _no_program(path: str) -> str | None:
+    """Why the directory entry ``path`` (not a directory) is no program, or None; raises
+    nothing: an entry that cannot be read is the job's error."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as err:
+        if os.path.islink(path) and err.errno in (errno.ENOENT, errno.ELOOP):
+            return "a symbolic link to nothing"
+        return None  # (its job says why it cannot be read)
+    if stat.S_ISREG(mode):
+        return None
+    return "not a regular file (a FIFO, a device or a socket)"
 
 
 def _unlisted(errors: list[OSError]) -> Iterator[tuple[str, None, str]]:
@@ -235,19 +262,35 @@ def _chunk_jobs(path: str, out_stem: str, suffix: str, split: str) -> list[Job]:
     return [Job(path, f"{out_stem}.chunk{k}{suffix}", chunk=k) for k in range(count)]
 
 
-def _chunk_source(source: Source, job: Job, split: str) -> Source:
-    """Chunk ``job.chunk`` of ``source``, padded so that MLIR's line numbers are the
-    file's, named as the job."""
+# the chunks of the file this process split last, by what the file is then: each chunk of
+# a file is a job, and the jobs of one file mostly reach the same worker in a row
+_SPLIT: dict[tuple, list] = {}
+
+
+def _chunk_source(job: Job, split: str) -> Source:
+    """Chunk ``job.chunk`` of its file, padded so that MLIR's line numbers are the
+    file's, named as the job (the file read and split once per worker, not per chunk)."""
     from .diagnostics_check import split_chunks
-    from .io import InputError, Source
+    from .io import InputError, Source, read_source
 
     try:
-        chunks = split_chunks(source.data.decode("utf-8"), split)
-    except UnicodeDecodeError:
-        chunks = []
+        st = os.stat(job.input)
+        key = (job.input, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, split)
+    except OSError:
+        key = None
+    chunks = _SPLIT.get(key) if key else None
+    if chunks is None:
+        data = read_source(job.input).data
+        try:
+            chunks = split_chunks(data.decode("utf-8"), split)
+        except UnicodeDecodeError:
+            chunks = []
+        _SPLIT.clear()
+        if key:
+            _SPLIT[key] = chunks
     if job.chunk is None or job.chunk >= len(chunks):
-        raise InputError(f"{job.name}: error: the file changed: it has no such chunk now")
-    return Source(job.name, chunks[job.chunk].program(several=True).text.encode())
+        raise InputError(f"{job.label}: error: the file changed: it has no such chunk now")
+    return Source(job.label, chunks[job.chunk].program(several=True).text.encode())
 
 
 # -- one program, in a worker process -------------------------------------------------
@@ -268,7 +311,7 @@ def run_job(job: Job, args: argparse.Namespace) -> dict:
 
     start = time.perf_counter()
     if job.unreadable is not None:
-        return _failed(job, "error", f"{job.name}: error: {job.unreadable}")
+        return _failed(job, "error", f"{job.label}: error: {job.unreadable}")
     record = Record(
         job.name, None, "ok", graph=job.graph, graph_hash=job.graph_hash, chunk=job.chunk
     )
@@ -277,15 +320,16 @@ def run_job(job: Job, args: argparse.Namespace) -> dict:
     counts: dict[str, int] = {}
     caught: list[warnings.WarningMessage] = []
     try:
-        source = read_source(job.input)
+        if job.chunk is not None:
+            source = _chunk_source(job, args.split_input_file)
+        else:
+            source = read_source(job.input)
         if job.graph is not None:
             source = programs_in(source)[job.graph].source
             error = graph_format_error(source, source.data.decode("utf-8"))
             if error is not None:
                 raise error
-        elif job.chunk is not None:
-            source = _chunk_source(source, job, args.split_input_file)
-        source = Source(job.name, source.data)
+        source = Source(job.label, source.data)
         key = (args.pipeline_text, args.verify_mode)
         pipeline = _PIPELINES.get(key)
         if pipeline is None and args.pipeline_text is not None:
@@ -302,12 +346,12 @@ def run_job(job: Job, args: argparse.Namespace) -> dict:
                 as_bytes=True,  # straight to the output file
             )
     except Exception as err:
-        record.status, record.error = "error", _error_line(err, job.name)
+        record.status, record.error = "error", _error_line(err, job.label)
         output = None
     record.statistics = state.statistics_dict()
     record.diagnostics = [
         *(str(w.message) for w in caught),
-        *(d.render(job.name) for d in state.diagnostics),
+        *(d.render(job.label) for d in state.diagnostics),
     ]
     if args.penguin_readiness:
         record.readiness = [f.to_dict() for f in state.findings]
@@ -323,7 +367,7 @@ def run_job(job: Job, args: argparse.Namespace) -> dict:
         try:
             os.makedirs(os.path.dirname(job.output) or ".", exist_ok=True)
             write_output(job.output, output)
-            record.output = shown_name(job.shown_output or job.output)
+            record.output = job.shown_output or job.output
         except OSError as err:  # the directory could not be made
             reason = err.strerror or one_line(err)
             record.status = "error"
@@ -409,15 +453,15 @@ def run_job_isolated(job: Job, args: argparse.Namespace, timeout: float | None, 
     try:
         return isolated.call(kind, run_job_deep, job, args, timeout=timeout, stderr="watch")
     except isolated.ChildTimedOut:
-        status, error = "timeout", f"{job.name}: error: timed out after {timeout:g} s"
+        status, error = "timeout", f"{job.label}: error: timed out after {timeout:g} s"
     except isolated.ChildDied as died:
         why = died.reason or "an LLVM abort or a crash"
         status = "error"
-        error = f"{job.name}: error: the worker process died while processing this program ({why})"
+        error = f"{job.label}: error: the worker process died while processing this program ({why})"
     except isolated.Stopped:
         raise
     except Exception as err:
-        status, error = "error", f"{job.name}: error: internal error: {one_line(err, 300)}"
+        status, error = "error", f"{job.label}: error: internal error: {one_line(err, 300)}"
     finally:
         _IN_FLIGHT.discard(job.output)
     remove_temporaries(job.output)  # the killed worker may have been writing it
@@ -482,7 +526,7 @@ def run_batch(jobs: list[Job], skipped: list[tuple[str, str]], args: argparse.Na
     start = time.perf_counter()
     progress = Progress(len(jobs), sys.stderr)
     for path, reason in skipped:
-        progress.write(f"skipped {path}: {reason}")
+        progress.write(f"skipped {shown_name(path)}: {reason}")
     records: list[dict | None] = [None] * len(jobs)
 
     def done(index: int, record: dict) -> None:
@@ -610,7 +654,7 @@ def _run_dask(
                 record = _failed(
                     job,
                     "error",
-                    f"{job.name}: error: the dask task failed: "
+                    f"{job.label}: error: the dask task failed: "
                     f"{type(err).__name__}: {one_line(err, 300)}",
                 )
             done(index, record)
@@ -665,7 +709,7 @@ def _is_terminal(stream: TextIO) -> bool:
 
 def describe(record: dict) -> str:
     if record["status"] != "ok":
-        return record.get("error") or record["input"]
+        return record.get("error") or shown_name(record["input"])
     rewritten = sum(st["rewritten"] for per in record["statistics"].values() for st in per.values())
     ops = (
         f"{record['ops_before']:,} -> {record['ops_after']:,} ops, "
@@ -675,7 +719,8 @@ def describe(record: dict) -> str:
     check = record.get("equivalence")
     checked = f", results {check['result']}" if check else ""
     return (
-        f"{record['input']} -> {record['output']} ({ops}{rewritten:,} rewrites"
+        f"{shown_name(record['input'])} -> {shown_name(record['output'])} "
+        f"({ops}{rewritten:,} rewrites"
         f"{checked}, {record['seconds']:.1f} s)"
     )
 

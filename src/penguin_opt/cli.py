@@ -776,7 +776,7 @@ def _run_batch(args: argparse.Namespace, inputs: list[str], text: str | None) ->
         )
     if not jobs:
         for path, reason in skipped:
-            print(f"skipped {path}: {reason}", file=sys.stderr)
+            print(f"skipped {shown_name(path)}: {reason}", file=sys.stderr)
         print("penguin-opt: error: no program found in the inputs", file=sys.stderr)
         return EXIT_FAILURE
     return batch.run_batch(jobs, skipped, args)
