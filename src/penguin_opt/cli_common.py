@@ -126,7 +126,6 @@ def run_command(fn: Callable[[], int], *, prog: str, argv: list[str]) -> int:
     UsageError is ``PROG: error: ...`` (exit 2), a broken stdout pipe a quiet exit 1, and
     any other exception (a bug of ours) one ``internal error`` line (``--debug``: with
     its traceback)."""
-    settle_signals()
     outcome: list = []
     fn = _guarded(fn, prog, "--debug" in argv)
     if sys.stderr is None:  # started with stderr closed: messages go nowhere, not to stdout
@@ -143,19 +142,23 @@ def run_command(fn: Callable[[], int], *, prog: str, argv: list[str]) -> int:
             except Exception:  # best effort: the command's answer is given
                 pass
 
-    previous_size = threading.stack_size(STACK_BYTES)
-    try:
-        worker = threading.Thread(target=target, name="penguin-opt", daemon=True)
-        worker.start()
-    finally:
-        threading.stack_size(previous_size)
     main_thread = threading.current_thread() is threading.main_thread()
     previous: dict[int, object] = {}
-    if main_thread:
+    if main_thread:  # ours first, then the early ones go (no moment without either)
+        from . import launch
+
         previous[signal.SIGTERM] = signal.signal(signal.SIGTERM, _terminate)
-        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        interrupt = signal.getsignal(signal.SIGINT)
+        if interrupt is signal.default_int_handler or signal.SIGINT in launch.replaced:
             previous[signal.SIGINT] = signal.signal(signal.SIGINT, _interrupt)
+    settle_signals(previous)
     try:
+        previous_size = threading.stack_size(STACK_BYTES)
+        try:
+            worker = threading.Thread(target=target, name="penguin-opt", daemon=True)
+            worker.start()
+        finally:
+            threading.stack_size(previous_size)
         while worker.is_alive():
             worker.join(0.25)
     except KeyboardInterrupt:
@@ -314,14 +317,18 @@ def shown_name(path: str) -> str:
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
-def settle_signals() -> None:
+def settle_signals(taken: dict[int, object]) -> None:
     """Give back the handlers ``launch`` replaced for the time the command took to
-    import (Python's KeyboardInterrupt for SIGINT; SIGTERM and SIGHUP their default):
-    from here on ``supervise`` and ``run_command`` handle them."""
+    import (Python's KeyboardInterrupt for SIGINT; SIGTERM and SIGHUP their default),
+    except for the signals in ``taken`` (whose handlers the command has just installed):
+    there the replaced handler becomes the one restored when the command ends."""
     from . import launch
 
     for signum, handler in launch.replaced.items():
-        signal.signal(signum, handler)  # type: ignore[arg-type]
+        if signum in taken:
+            taken[signum] = handler
+        else:
+            signal.signal(signum, handler)  # type: ignore[arg-type]
     launch.replaced.clear()
 
 
