@@ -457,7 +457,7 @@ def test_writes_into_proc_and_immutable_directories_are_one_line(tmp_path):
 
 
 def test_full_disk_and_closed_streams_are_one_line():
-    for redirect in ("> /dev/full", ">&-"):
+    for redirect in ("> /dev/full", ">&-", "--split-input-file > /dev/full"):
         proc = subprocess.run(
             f"{sys.executable} -m penguin_opt {EXAMPLE} -p cse {redirect}",
             shell=True,
@@ -465,6 +465,13 @@ def test_full_disk_and_closed_streams_are_one_line():
             cwd=ROOT,
         )
         assert_one_line_error(proc, 1, "cannot write output")
+    proc = subprocess.run(  # (streamed chunks: was an internal AttributeError)
+        f"{sys.executable} -m penguin_opt {EXAMPLE} -p cse --split-input-file >&-",
+        shell=True,
+        capture_output=True,
+        cwd=ROOT,
+    )
+    assert_one_line_error(proc, 1, "-: error: cannot write output: standard output is closed")
     proc = subprocess.run(
         f"{sys.executable} -m penguin_opt {EXAMPLE} -p cse | head -c 1",
         shell=True,

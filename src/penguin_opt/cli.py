@@ -834,7 +834,7 @@ def _run_chunks(
     mlir-opt: a failed chunk does not stop the others; on stdout each chunk's result is
     printed as soon as it is ready, separated by --output-split-marker lines."""
     from . import diagnostics_check as dc
-    from .io import OutputError, write_output, write_stdout
+    from .io import OutputError, write_output
     from .ir_util import release_named_positions
     from .passes.base import RunState
 
@@ -897,7 +897,10 @@ def _run_chunks(
         piece = (separator if index else "") + (output or "")
         if streaming and not args.verify_diagnostics:
             if not replayed:
-                write_stdout(piece)
+                try:
+                    write_output("-", piece)
+                except OutputError as err:  # stdout closed (`>&-`), a full disk
+                    return _fail(str(err), args.debug)
         else:
             outputs.append(piece)
     unwritten = _report_statistics(args, total)
