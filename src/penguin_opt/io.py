@@ -139,41 +139,75 @@ def _where(loc: ir.Location, default: str) -> str:
 # level; in penguin-opt's command thread (cli_common.STACK_BYTES) 10,000 levels were
 # measured to parse, run every pass and print (nested stablehlo.case, array attributes).
 MAX_NESTING = 10_000
+# +1 for an opening bracket, -1 for a closing one: MLIR's parser recurses into all four
+# kinds alike (`tensor<1x tensor<...` too); HLO text's `<` and `>` are no brackets
+# (`<=[2]` in a sharding), so it has its own table
 _OPEN = np.zeros(256, np.int8)
-_OPEN[[ord(c) for c in "([{"]] = 1
-_OPEN[[ord(c) for c in ")]}"]] = -1
-_QUOTE, _BACKSLASH, _SLASH = ord('"'), ord("\\"), ord("/")
-_NEWLINE, _RETURN = ord("\n"), ord("\r")  # (MLIR's lexer ends a comment at either)
-# where a chunk may end: not right after a backslash (it escapes the next byte) or a slash
-# (the next one may make a comment)
-_CUT = re.compile(rb"[^/\\]")
+_OPEN[[ord(c) for c in "([{<"]] = 1
+_OPEN[[ord(c) for c in ")]}>"]] = -1
+_OPEN_HLO = _OPEN.copy()
+_OPEN_HLO[[ord("<"), ord(">")]] = 0
+_QUOTE, _BACKSLASH, _DASH, _ANGLE = ord('"'), ord("\\"), ord("-"), ord(">")
+# where a chunk may end: not right after a backslash (it escapes the next byte) or a dash
+# (`->` is an arrow, not a bracket)
+_CUT = re.compile(rb"[^\\-]")
+# What the lexers skip, text MLIR never parses brackets in: strings (escapes included;
+# one that runs past its line is an error there, so where it ends after that does not
+# matter), `//` comments (to the first line end: MLIR ends one at `\r` too) and, in HLO
+# text, `/* */` comments. Taking the earliest end of a comment, and a string's closing
+# quote wherever it is, can only leave more brackets to count, never fewer.
+_SKIPPED = re.compile(rb'"(?:[^"\\]++|\\.)*+"|//[^\n\r]*+', re.S)
+_SKIPPED_HLO = re.compile(rb'"(?:[^"\\]++|\\.)*+"|//[^\n\r]*+|/\*.*?\*/', re.S)
 
 
-def nesting_depth(data: bytes, chunk: int = 1 << 22, *, comments: bool = True) -> int:
-    """The deepest ``([{`` nesting of ``data`` outside string literals and (``comments``:
-    MLIR text) ``//`` comments, as MLIR's lexer sees them: a comment runs to the end of its
-    line (``\n`` or ``\r``: a ``:(`` in a comment counts nothing), a string ends on its
-    line, a backslash escapes the byte after it. Vectorized over about ``chunk`` bytes at
-    a time (a cut never splits an escape or a ``//``), the depth and the state of the line
-    going on carried over. Only the brackets, quotes and slashes are positions worth an
-    integer: a bracket is inside a string when an odd number of unescaped quotes precede
-    it on its line, so the running depth is a cumulative sum over the counted brackets
-    alone. Without ``comments`` (HLO text, whose strings may span lines and whose lexer
-    has ``/* */`` comments too) every bracket outside a string counts, which can only
-    measure more; so does text without ``//``, the cheaper way."""
-    if not comments or data.find(b"/") < 0 or b"//" not in data:  # (a byte's find: memchr)
-        return _depth_without_comments(data, chunk)
-    return _depth_with_comments(data, chunk)
+def nesting_depth(data: bytes, chunk: int = 1 << 22, *, hlo: bool = False) -> int:
+    """The deepest bracket nesting of ``data`` (``([{<``; HLO text: ``([{``) outside
+    strings and comments, measured so that it is never less than what the parser reaches:
+    a closing bracket with none open is not counted against the next opening one (a
+    stray ``>`` of ``>=``), and ``->`` is an arrow. Text with comments has its strings
+    and comments removed first (a regular expression, as the lexer reads them); text
+    without (most programs) is measured as it is: a bracket is inside a string when an
+    odd number of unescaped quotes precede it. Vectorized over about ``chunk`` bytes at a
+    time, the running depth and its lowest point carried over."""
+    skipped = _SKIPPED_HLO if hlo else _SKIPPED
+    comments = data.find(b"/") >= 0 and (b"//" in data or (hlo and b"/*" in data))
+    if comments:
+        data = skipped.sub(b"", data)
+    table = _OPEN_HLO if hlo else _OPEN
+    deepest = depth = lowest = 0
+    in_string = False
+    for start, part in _chunks(data, chunk):
+        brackets = np.flatnonzero((table != 0)[part])  # (a bool mask: faster than int8s)
+        if not comments:  # strings: by the parity of the unescaped quotes before
+            quotes = _unescaped_quotes(part, data.find(b"\\", start, start + part.size) >= 0)
+            if quotes.size and brackets.size:
+                inside = (np.searchsorted(quotes, brackets) & 1).astype(bool)
+                brackets = brackets[inside if in_string else ~inside]
+            elif in_string:  # the whole chunk inside a string
+                brackets = brackets[:0]
+            in_string ^= bool(quotes.size & 1)
+        if not brackets.size:
+            continue
+        chars = part[brackets]
+        step = table[chars]
+        if not hlo:  # `->`: its `>` closes nothing (a chunk never ends on the `-`)
+            step[(chars == _ANGLE) & (part[np.maximum(brackets - 1, 0)] == _DASH)] = 0
+        running = np.cumsum(step, dtype=np.int64) + depth
+        floor = np.minimum.accumulate(running)
+        np.minimum(floor, lowest, out=floor)
+        deepest = max(deepest, int((running - floor).max()))
+        depth, lowest = int(running[-1]), int(floor[-1])
+    return deepest
 
 
 def _chunks(data: bytes, chunk: int) -> Iterator[tuple[int, np.ndarray]]:
     """(offset, uint8 array) of ``data`` in pieces of about ``chunk`` bytes, never cut
-    after a ``\\`` or a ``/``."""
+    after a ``\\`` or a ``-``."""
     raw = np.frombuffer(data, np.uint8)
     start = 0
     while start < raw.size:
         end = min(start + chunk, raw.size)
-        if end < raw.size and data[end - 1] in b"/\\":
+        if end < raw.size and data[end - 1] in b"\\-":
             cut = _CUT.search(data, end)
             end = cut.start() + 1 if cut else raw.size
         yield start, raw[start:end]
@@ -194,90 +228,8 @@ def _unescaped_quotes(part: np.ndarray, backslashes: bool) -> np.ndarray:
     return quotes[(run & 1) == 0]
 
 
-def _depth_without_comments(data: bytes, chunk: int) -> int:
-    """``nesting_depth`` without comments: strings tracked across lines and chunks (the
-    quotes' parity before each bracket; 0.87 -> 0.24 s on an 84 MB module against a
-    running sum over every byte)."""
-    deepest = depth = 0
-    in_string = False
-    for start, part in _chunks(data, chunk):
-        delta = _OPEN[part]
-        quotes = _unescaped_quotes(part, data.find(b"\\", start, start + part.size) >= 0)
-        brackets = np.flatnonzero(delta != 0)  # of a bool mask: faster than of the int8s
-        if brackets.size:
-            inside = (np.searchsorted(quotes, brackets) & 1).astype(bool)
-            if in_string:
-                inside = ~inside
-            running = np.cumsum(np.where(inside, 0, delta[brackets]), dtype=np.int64)
-            deepest = max(deepest, depth + int(running.max()))
-            depth += int(running[-1])
-        in_string ^= bool(quotes.size & 1)
-    return deepest
-
-
-def _depth_with_comments(data: bytes, chunk: int) -> int:
-    """``nesting_depth`` of MLIR text with ``//``: line by line; each line's first ``//``
-    outside a string starts its comment. The line a chunk ends in goes on in the next,
-    in a string (``in_string``) or in a comment (``in_comment``)."""
-    deepest = depth = 0
-    in_string = in_comment = False
-    for start, part in _chunks(data, chunk):
-        stop = start + part.size
-        ends = part == _NEWLINE
-        if data.find(b"\r", start, stop) >= 0:
-            ends |= part == _RETURN
-        ends = np.flatnonzero(ends)
-        first_end = int(ends[0]) if ends.size else part.size
-        quotes = _unescaped_quotes(part, data.find(b"\\", start, stop) >= 0)
-        lines = _Lines(ends, quotes, first_end, in_string)
-        slashes = np.flatnonzero(part[:-1] == _SLASH)
-        slashes = slashes[part[slashes + 1] == _SLASH]
-        if slashes.size:
-            slashes = slashes[~lines.in_string(slashes, np.searchsorted(ends, slashes))]
-        if in_comment:  # the line going on is a comment up to its end
-            slashes = np.concatenate(([0], slashes[slashes >= first_end]))
-        comment_at = np.full(ends.size + 1, part.size, np.int64)  # per line of the chunk
-        if slashes.size:  # each line's first comment start
-            comment_line, first = np.unique(np.searchsorted(ends, slashes), return_index=True)
-            comment_at[comment_line] = slashes[first]
-        delta = _OPEN[part]
-        brackets = np.flatnonzero(delta != 0)
-        if brackets.size:
-            line = np.searchsorted(ends, brackets)
-            counted = ~lines.in_string(brackets, line) & (brackets < comment_at[line])
-            running = np.cumsum(np.where(counted, delta[brackets], 0), dtype=np.int64)
-            deepest = max(deepest, depth + int(running.max()))
-            depth += int(running[-1])
-        last_start = int(ends[-1]) + 1 if ends.size else 0
-        in_comment = bool(comment_at[-1] < part.size)
-        after = quotes.size - int(np.searchsorted(quotes, last_start))
-        in_string = bool(after & 1) ^ (in_string and not ends.size)
-    return deepest
-
-
-class _Lines:
-    """Which positions of a chunk are inside a string: after an odd number of the
-    unescaped ``quotes`` since their line's start (``ends``: the offsets of the line
-    ends), the chunk's first line (up to ``first_end``) starting inside one if
-    ``carried``."""
-
-    def __init__(self, ends: np.ndarray, quotes: np.ndarray, first_end: int, carried: bool) -> None:
-        self.ends, self.quotes, self.first_end, self.carried = ends, quotes, first_end, carried
-
-    def in_string(self, at: np.ndarray, line: np.ndarray) -> np.ndarray:
-        """``at``: positions; ``line``: the index of the line each is on."""
-        start = 0
-        if self.ends.size:
-            start = np.where(line > 0, self.ends[np.maximum(line - 1, 0)] + 1, 0)
-        parity = (np.searchsorted(self.quotes, at) - np.searchsorted(self.quotes, start)) & 1
-        inside = parity.astype(bool)
-        if self.carried:
-            inside ^= at < self.first_end
-        return inside
-
-
 def _check_nesting(source: Source, *, hlo: bool = False) -> None:
-    depth = nesting_depth(source.data, comments=not hlo)
+    depth = nesting_depth(source.data, hlo=hlo)
     if depth > MAX_NESTING:
         raise InputError(
             f"{source.name}: error: nesting is {depth} levels deep, more than "
