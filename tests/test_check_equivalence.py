@@ -1037,6 +1037,18 @@ def test_an_inf_after_the_rewrite_that_the_exact_value_has_is_rounding():
     assert "exact (f64) value is beyond its type's range" in report.note
 
 
+def test_an_inf_is_an_overflow_only_from_where_the_type_rounds_to_inf():
+    """f16's largest value is 65504 and 65520 rounds to inf: an exact 65510 rounds to
+    65504, so an inf for it is no overflow (a review: the largest value was the bound)."""
+    from penguin_opt.equivalence import _overflows
+
+    inf = np.array([np.inf], np.float16)
+    mask = np.array([True])
+    assert _overflows(np.array([65520.0]), mask, inf, np.dtype(np.float16))
+    assert not _overflows(np.array([65510.0]), mask, inf, np.dtype(np.float16))
+    assert not _overflows(np.array([-7e4]), mask, inf, np.dtype(np.float16))  # sign
+
+
 def test_both_oracles_keep_each_oracles_note():
     report = check(CHAINED, PAIRED, oracle="both", inputs=OVERFLOWING)
     assert report.ok, report.table()

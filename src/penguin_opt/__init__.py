@@ -48,12 +48,21 @@ def __getattr__(name: str) -> object:
     where = _WHERE.get(name)
     if where is not None:
         value = getattr(importlib.import_module(f".{where}", __name__), name)
-    elif not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}"):
+    elif _is_submodule(name):
         value = importlib.import_module(f".{name}", __name__)  # a submodule: penguin_opt.io
     else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     globals()[name] = value
     return value
+
+
+def _is_submodule(name: str) -> bool:
+    if name.startswith("_") or not name.isidentifier():
+        return False
+    try:
+        return importlib.util.find_spec(f"{__name__}.{name}") is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def __dir__() -> list[str]:

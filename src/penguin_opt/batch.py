@@ -371,7 +371,7 @@ def run_job(job: Job, args: argparse.Namespace) -> dict:
         except OSError as err:  # the directory could not be made
             reason = err.strerror or one_line(err)
             record.status = "error"
-            record.error = f"{job.output}: error: cannot write output: {reason}"
+            record.error = f"{shown_name(job.output)}: error: cannot write output: {reason}"
         except Exception as err:  # OutputError: one line naming the output already
             record.status, record.error = "error", one_line(err)
     record.seconds = round(time.perf_counter() - start, 3)

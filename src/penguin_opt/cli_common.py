@@ -144,15 +144,15 @@ def run_command(fn: Callable[[], int], *, prog: str, argv: list[str]) -> int:
 
     main_thread = threading.current_thread() is threading.main_thread()
     previous: dict[int, object] = {}
-    if main_thread:  # ours first, then the early ones go (no moment without either)
-        from . import launch
-
-        previous[signal.SIGTERM] = signal.signal(signal.SIGTERM, _terminate)
-        interrupt = signal.getsignal(signal.SIGINT)
-        if interrupt is signal.default_int_handler or signal.SIGINT in launch.replaced:
-            previous[signal.SIGINT] = signal.signal(signal.SIGINT, _interrupt)
-    settle_signals(previous)
     try:
+        if main_thread:  # ours first, then the early ones go (no moment without either)
+            from . import launch
+
+            previous[signal.SIGTERM] = signal.signal(signal.SIGTERM, _terminate)
+            interrupt = signal.getsignal(signal.SIGINT)
+            if interrupt is signal.default_int_handler or signal.SIGINT in launch.replaced:
+                previous[signal.SIGINT] = signal.signal(signal.SIGINT, _interrupt)
+        settle_signals(previous)
         previous_size = threading.stack_size(STACK_BYTES)
         try:
             worker = threading.Thread(target=target, name="penguin-opt", daemon=True)

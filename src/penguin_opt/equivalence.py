@@ -981,15 +981,19 @@ def non_finite_introduced(before: np.ndarray, after: np.ndarray) -> np.ndarray:
         return ~np.isfinite(b) & ~((a == b) | (np.isnan(a) & np.isnan(b)))
 
 
-def _finite_max(dtype: np.dtype) -> float | None:
-    """The largest finite value of float ``dtype`` (numpy's or ml_dtypes'), or None."""
+def _overflow_threshold(dtype: np.dtype) -> float | None:
+    """The least magnitude that rounds to inf in float ``dtype`` (numpy's or ml_dtypes'):
+    its largest finite value plus half an ulp there (65520 for f16, whose largest is
+    65504); None if there is no such type."""
     import ml_dtypes
 
     for finfo in (np.finfo, ml_dtypes.finfo):
         try:
-            return float(finfo(dtype).max)
+            info = finfo(dtype)
         except (TypeError, ValueError):
             continue
+        largest, eps = float(info.max), float(info.eps)
+        return largest + eps * largest / (2 - eps) / 2  # ulp(max) = eps * 2**emax
     return None
 
 
@@ -1465,14 +1469,17 @@ def _check_with(
             introduced,
         )
     elif introduced:
-        report.note = _joined(report.note, _introduced_note(min(i for _, i in introduced)))
+        first = min(i for _, i in introduced)
+        report.note = _joined(report.note, _introduced_note(first, judged=False))
     return report
 
 
-def _introduced_note(index: int) -> str:
-    return (
-        f"output {index} has an inf or NaN after the rewrite where the original has a "
-        "finite value within its type's range: not the rounding of a re-associated sum"
+def _introduced_note(index: int, *, judged: bool) -> str:
+    """``judged``: the exact (f64) values were looked at."""
+    return f"output {index} has an inf or NaN after the rewrite where the original has a " + (
+        "finite value, which its exact (f64) value does not explain: not rounding"
+        if judged
+        else "finite value (not judged in f64): not the rounding of a re-associated sum"
     )
 
 
@@ -1529,11 +1536,13 @@ def _recheck_in_f64(
         why = _not_promotable(programs[promoted.index(None)])
         report.note = _joined(report.note, f"not rechecked in f64 ({why})")
         if introduced:
-            report.note = _joined(report.note, _introduced_note(min(i for _, i in introduced)))
+            first = min(i for _, i in introduced)
+            report.note = _joined(report.note, _introduced_note(first, judged=False))
         return
     _tick().status("a difference beyond the tolerance: checking again in f64")
     worst: tuple[float, int] | None = None
     overflowed: list[int] = []  # outputs whose inf after the rewrite the exact value has
+    unexplained: set[int] = set()  # outputs with an inf or NaN after the rewrite it has not
     for trial, (arrays, original) in enumerate(zip(input_sets, differences, strict=True)):
         wide = [_to_f64(a) for a in arrays]
         try:
@@ -1550,7 +1559,7 @@ def _recheck_in_f64(
             intro = introduced.get((trial, o.index))
             if intro is not None:
                 if not _overflows(a, *intro, dtype):
-                    report.note = _joined(report.note, _introduced_note(o.index))
+                    unexplained.add(o.index)
                     worst = (math.inf, o.index)
                     continue
                 overflowed.append(o.index)
@@ -1562,6 +1571,8 @@ def _recheck_in_f64(
                 same = True
             if not same and (worst is None or mabs > worst[0]):
                 worst = (mabs, o.index)
+    if unexplained:
+        report.note = _joined(report.note, _introduced_note(min(unexplained), judged=True))
     if worst is not None:
         if math.isfinite(worst[0]):
             report.note = _joined(
@@ -1597,14 +1608,14 @@ def _recheck_in_f64(
 def _overflows(exact: np.ndarray, mask: np.ndarray, after: np.ndarray, dtype: np.dtype) -> bool:
     """Whether every inf or NaN the rewritten program has where the original has not
     (``mask``; ``after``: its values) is an inf whose exact value (``exact``, from the
-    program in f64) is beyond ``dtype``'s range, with its sign."""
-    largest = _finite_max(dtype)
-    if largest is None or exact.dtype.kind == "c":
+    program in f64) rounds to inf in ``dtype``, with its sign."""
+    threshold = _overflow_threshold(dtype)
+    if threshold is None or exact.dtype.kind == "c":
         return False
     want, got = exact[mask].astype(np.float64), after[mask].astype(np.float64)
     with np.errstate(invalid="ignore"):
         return bool(
-            np.all(np.isinf(got) & (np.abs(want) > largest) & (np.sign(want) == np.sign(got)))
+            np.all(np.isinf(got) & (np.abs(want) >= threshold) & (np.sign(want) == np.sign(got)))
         )
 
 

@@ -637,7 +637,7 @@ def write_output(path: str, data: str | bytes) -> None:
         reason = err.strerror or str(err)
         if path in ("-", "/dev/stdout"):
             quiet_stdout()  # no second failure when Python flushes stdout at exit
-        raise OutputError(f"{path}: error: cannot write output: {reason}") from None
+        raise OutputError(f"{shown_name(path)}: error: cannot write output: {reason}") from None
 
 
 def _replace_atomically(path: str, payload: bytes) -> None:
