@@ -229,6 +229,12 @@ def test_split_input_file_in_a_batch_runs_each_chunk_as_a_program(tmp_path):
     ]  # fmt: skip
     assert "stablehlo.transpose" in (out / "split.mlir.chunk2.mlir").read_text()
     assert "broadcast_in_dim" not in (out / "split.mlir.chunk0.mlir").read_text()
+    # any --emit kind: a file per chunk (one run refuses it: one file for all chunks)
+    proc = penguin_opt(
+        tmp_path / "in", "-o", tmp_path / "bco", "--split-input-file", "--emit=bytecode"
+    )
+    assert proc.returncode == 1, proc.stderr  # (chunk 1's error)
+    assert (tmp_path / "bco" / "split.mlir.chunk2.mlirbc").read_bytes().startswith(b"ML\xefR")
 
 
 def test_entries_that_are_no_program_are_listed_never_dropped(tmp_path):
@@ -282,6 +288,29 @@ def test_entries_that_are_no_program_are_listed_never_dropped(tmp_path):
     )
     assert records["s.mlir"]["error"].endswith(
         "s.mlir: error: cannot read input: Permission denied"
+    )
+
+
+def test_a_not_checkable_program_is_named_in_its_line(tmp_path):
+    """(Its progress and summary lines said only 'equivalence: not checkable: ...'.)"""
+    odd = tmp_path / "odd.mlir"
+    odd.write_text(
+        "func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n"
+        "  %0 = stablehlo.custom_call @no_such_target(%a) : (tensor<2xf32>) -> tensor<2xf32>\n"
+        "  return %0 : tensor<2xf32>\n}\n"
+    )
+    (tmp_path / "good.mlir").write_text(GOOD)
+    report = tmp_path / "r.json"
+    proc = penguin_opt(
+        odd, tmp_path / "good.mlir", "-p", "inline", "-o", tmp_path / "o",
+        "--check-equivalence", "--report", report,
+    )  # fmt: skip
+    assert proc.returncode == 4, proc.stderr
+    record = next(r for r in json.loads(report.read_text())["programs"] if r["input"] == str(odd))
+    assert record["status"] == "not-checkable"
+    assert record["error"].startswith(f"{odd}: equivalence: not checkable: ")
+    assert any(
+        line.startswith("[") and f"{odd}: equivalence" in line for line in proc.stderr.splitlines()
     )
 
 

@@ -362,7 +362,7 @@ def run_job(job: Job, args: argparse.Namespace) -> dict:
         record.remark_lines = _remark_lines(args, state)
     record.ops_before, record.ops_after = counts.get("before"), counts.get("after")
     if output is not None and args.check_equivalence:
-        _check(record, texts, args, _only_exact_rewrites(state), _resize_mode(pipeline))
+        _check(record, texts, args, _only_exact_rewrites(state), _resize_mode(pipeline), job.label)
     if output is not None and record.status == "ok":
         try:
             os.makedirs(os.path.dirname(job.output) or ".", exist_ok=True)
@@ -423,8 +423,15 @@ def _run_jobs(tasks: queue.Queue) -> None:
 
 
 def _check(
-    record: Record, texts: list[str], args: argparse.Namespace, exact: bool, resize_mode: str
+    record: Record,
+    texts: list[str],
+    args: argparse.Namespace,
+    exact: bool,
+    resize_mode: str,
+    name: str,
 ) -> None:
+    """The check of a program (``name``, as messages show it) into its record: a
+    mismatch's or a not-checkable's line names the program, as an error's does."""
     from .check_cli import run_check
 
     buffer = io.StringIO()
@@ -439,7 +446,7 @@ def _check(
     record.equivalence = {"result": result, "report": lines}
     if result != "match":
         record.status = {"match": "ok", "error": "error"}.get(result, result)
-        record.error = lines[-1] if lines else result
+        record.error = f"{name}: {lines[-1] if lines else result}"
 
 
 def run_job_isolated(job: Job, args: argparse.Namespace, timeout: float | None, kind: str) -> dict:

@@ -353,8 +353,6 @@ def _settle_flags(args: argparse.Namespace) -> str | None:
             raise UsageError(f"--emit-bytecode contradicts --emit={args.emit}")
         args.emit = "bytecode"
     text = _pipeline_text(args)
-    if args.emit != "mlir" and args.split_input_file is not None:
-        raise UsageError(f"--emit={args.emit} cannot be combined with --split-input-file")
     if args.emit != "mlir" and args.verify_diagnostics:
         raise UsageError(f"--emit={args.emit} cannot be combined with --verify-diagnostics")
     if args.check_equivalence and text is None:
@@ -399,6 +397,9 @@ def _main(argv: list[str]) -> int:
     name = shown_name(args.input) if args.input != "-" else "<stdin>"
     printing = dataclasses.replace(printing, source_name=name)
     chunked = args.split_input_file is not None or bool(args.verify_diagnostics)
+    if args.emit != "mlir" and args.split_input_file is not None:  # (a batch writes a file
+        # per chunk: any kind; one run writes all chunks' results into one)
+        raise UsageError(f"--emit={args.emit} cannot be combined with --split-input-file")
     parse_start = time.perf_counter()
     try:
         source = read_source(args.input, chunked=chunked)
