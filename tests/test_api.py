@@ -164,3 +164,10 @@ def test_the_package_imports_no_mlir_until_asked_and_keeps_its_submodules():
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_run_refuses_a_remarks_value_it_does_not_know():
+    """(remarks='bogus' recorded rewrites as True would, silently.)"""
+    module = penguin_opt.load(SIMPLE)
+    with pytest.raises(ValueError, match="remarks: True, False or 'all'"):
+        penguin_opt.run(module, "stablehlo-canonicalize-for-penguin", remarks="bogus")

@@ -123,6 +123,8 @@ def run(
     ``module.clone()`` to keep the original."""
     from .remarks import Recorder
 
+    if remarks not in (True, False, "all"):
+        raise ValueError(f"remarks: True, False or 'all', not {remarks!r}")
     module = _module_op(module)
     state = kwargs.pop("state", None) or RunState()
     if remarks or changes:
