@@ -1062,6 +1062,20 @@ def test_compare_arrays_reports_an_inf_in_one_array_as_an_inf_difference():
     assert compare_arrays(a, b, 1e-3, 0.0) == (float("inf"), float("inf"), False)
     assert compare_arrays(b, b, 1e-3, 0.0) == (0.0, 0.0, True)
     assert compare_arrays(a, b, 0.0, 0.0) == (float("inf"), float("inf"), False)  # bitwise
+    zero, small = np.array([0.0], np.float32), np.array([1e-3], np.float32)
+    assert compare_arrays(zero, small, 1e-3, 0.0)[1] == float("inf")  # (was 4.5e+307)
+
+
+def test_an_integer_difference_is_not_rechecked_in_f64():
+    """(Integer-only programs got an 'in f64 too' note: f64 changes no integer.)"""
+    add = "func.func @main(%a: tensor<4xi32>) -> tensor<4xi32> {\n  %0 = stablehlo.add %a, ARG"
+    add += " : tensor<4xi32>\n  return %0 : tensor<4xi32>\n}\n"
+    off = add.replace("ARG", "%c").replace(
+        "  %0", "  %c = stablehlo.constant dense<1> : tensor<4xi32>\n  %0"
+    )
+    report = check(add.replace("ARG", "%a"), off, oracle="interpreter")
+    assert not report.ok
+    assert "f64" not in report.note
 
 
 def test_outputs_within_the_tolerance_are_not_judged_again_in_f64():

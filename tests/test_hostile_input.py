@@ -400,6 +400,7 @@ def test_oracle_child_exception_is_not_checkable():
     [
         ("missing.npz", None, "No such file"),
         ("wrong.npz", "wrong-keys", "no array arg0"),
+        ("extra.npz", "extra-key", "array arg9 is no argument"),
         ("text.npz", b"hello", "not an .npz archive"),
         ("array.npy", "npy", "an .npy array"),
     ],
@@ -409,6 +410,8 @@ def test_checker_bad_inputs_file_is_one_line(tmp_path, name, content, needle):
     path = tmp_path / name
     if content == "wrong-keys":
         np.savez(path, x=np.zeros(3, np.float32))
+    elif content == "extra-key":  # (a stray array was ignored silently; the API refused)
+        np.savez(path, arg0=np.zeros(3, np.float32), arg9=np.zeros(3))
     elif content == "npy":
         np.save(path, np.zeros(3))
         path = tmp_path / "array.npy"

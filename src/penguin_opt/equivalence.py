@@ -949,9 +949,11 @@ def compare_arrays(
     diff = np.abs(af[finite] - bf[finite])
     scale = np.abs(af[finite])
     max_abs = float(diff.max()) if diff.size else 0.0
-    tiny = np.finfo(np.float64).tiny
-    with np.errstate(over="ignore"):  # a difference over a tiny scale is inf: so be it
-        max_rel = float((diff / np.maximum(scale, tiny)).max()) if diff.size else 0.0
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        # relative to 0, any difference is infinitely far (not 4e307 over float64's tiny)
+        relative = np.where(scale > 0, diff / np.where(scale > 0, scale, 1.0), np.inf)
+        relative[diff == 0] = 0.0
+        max_rel = float(relative.max()) if diff.size else 0.0
     nan_a, nan_b = np.isnan(af), np.isnan(bf)
     inf_a = np.isinf(af)
     same_special = np.array_equal(nan_a, nan_b) and np.array_equal(inf_a, np.isinf(bf))
@@ -1458,7 +1460,9 @@ def _check_with(
             if prev is None or not ok or mabs > prev.max_abs:
                 worst[i] = OutputReport(i, a.shape, str(a.dtype), mabs, mrel, verdict, oracle)
     report.outputs = [worst[i] for i in sorted(worst)]
-    if rtol is None and not report.ok:  # a tolerance for re-associated sums was not enough
+    # a tolerance for re-associated sums was not enough (an integer differs in f64 too)
+    floats = any(not o.ok and not is_integral(_float_dtype(o.dtype)) for o in report.outputs)
+    if rtol is None and not report.ok and floats:
         _recheck_in_f64(
             report,
             run,
@@ -1726,6 +1730,12 @@ def load_npz_inputs(path: str, signature: Sequence[ArgSpec]) -> list[list[np.nda
                 raise ValueError(
                     f"no array {missing[0]} (@main takes {len(signature)} "
                     f"arguments; the archive has {found})"
+                )
+            extra = sorted(set(data.files) - {f"arg{i}" for i in range(len(signature))})
+            if extra:  # (a stray array is a wrong archive, or the wrong program)
+                raise ValueError(
+                    f"array {extra[0]} is no argument (@main takes {len(signature)}: arg0"
+                    f"{f'..arg{len(signature) - 1}' if len(signature) > 1 else ''})"
                 )
             arrays = [data[f"arg{i}"] for i in range(len(signature))]
     except OSError as err:
