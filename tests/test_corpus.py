@@ -20,7 +20,7 @@ import pytest
 from tools.corpus import shared
 from tools.corpus.export import load_or_lower, lower
 from tools.corpus.models import MODELS
-from tools.corpus.report import render
+from tools.corpus.report import hand_written, render
 from tools.corpus.sweep import sweep_model
 
 CI_MODELS = [m for m in MODELS if m.ci]
@@ -55,6 +55,19 @@ def test_ci_models_exercise_the_rewriters():
         for r in _ci_results(spec):
             seen |= set(r.rewrites)
     assert {"fuseIotaSort", "explicitlyPad", "explicitlyStride"} <= seen, seen
+
+
+def test_a_new_report_keeps_the_sections_written_by_hand():
+    """docs/corpus.md holds sections written by hand after the generated ones (the
+    upstream sweeps): regenerating it must not drop them."""
+    previous = (
+        "# Model corpus\n\nintro\n\n## Models\n\n| a |\n\n## Shared public corpus\n\n"
+        "sweep\n\n## XLA's HLO test files\n\nby hand\n\n## Later\n\nmore\n"
+    )
+    assert hand_written(previous) == "## XLA's HLO test files\n\nby hand\n\n## Later\n\nmore\n"
+    assert hand_written("# Model corpus\n\n## Models\n") == ""
+    text = (Path(__file__).resolve().parents[1] / "docs" / "corpus.md").read_text()
+    assert hand_written(text).startswith("## XLA's HLO test files")
 
 
 def test_report_renders_a_row_per_variant():

@@ -111,11 +111,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.report:
         from penguin_opt.io import write_output
 
-        from .report import render
+        from .report import hand_written, render
 
         text = render(
             {s.name: s for s in specs}, results, missing, summary, shared_note, shared_failures
         )
+        previous = Path(args.report)
+        if previous.is_file():  # the sections written by hand after the generated ones
+            kept = hand_written(previous.read_text())
+            text = text + ("\n" + kept if kept else "")
         write_output(args.report, text)
         print(f"wrote {args.report}", file=sys.stderr)
     failed = [r for r in results if r.failed]
