@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     import argparse
     from collections.abc import Callable, Iterator
 
+    from .diagnostics_check import Chunk
     from .io import Source
 
 __all__ = ["STATUSES", "Job", "plan", "run_batch", "run_job"]
@@ -249,28 +250,31 @@ def _jobs_of(path: str, out_stem: str, suffix: str, split: str | None) -> list[J
 def _chunk_jobs(path: str, out_stem: str, suffix: str, split: str) -> list[Job]:
     """A job per chunk of text file ``path`` (one for the file if it has one chunk, or is
     no text: a binary program has no chunks)."""
-    from .diagnostics_check import split_chunks
-
     with open(path, "rb") as f:
-        data = f.read()
-    try:
-        count = len(split_chunks(data.decode("utf-8"), split))
-    except UnicodeDecodeError:
-        count = 1
-    if count == 1:
+        count = len(_split(f.read(), split))
+    if count <= 1:
         return [Job(path, out_stem + suffix)]
     return [Job(path, f"{out_stem}.chunk{k}{suffix}", chunk=k) for k in range(count)]
 
 
+def _split(data: bytes, split: str) -> list[Chunk]:
+    """The ``split``-marked chunks of ``data``; none if it is no UTF-8 text."""
+    from .diagnostics_check import split_chunks
+
+    try:
+        return split_chunks(data.decode("utf-8"), split)
+    except UnicodeDecodeError:
+        return []
+
+
 # the chunks of the file this process split last, by what the file is then: each chunk of
 # a file is a job, and the jobs of one file mostly reach the same worker in a row
-_SPLIT: dict[tuple, list] = {}
+_SPLIT: dict[tuple, list[Chunk]] = {}
 
 
 def _chunk_source(job: Job, split: str) -> Source:
     """Chunk ``job.chunk`` of its file, padded so that MLIR's line numbers are the
     file's, named as the job (the file read and split once per worker, not per chunk)."""
-    from .diagnostics_check import split_chunks
     from .io import InputError, Source, read_source
 
     try:
@@ -280,11 +284,7 @@ def _chunk_source(job: Job, split: str) -> Source:
         key = None
     chunks = _SPLIT.get(key) if key else None
     if chunks is None:
-        data = read_source(job.input).data
-        try:
-            chunks = split_chunks(data.decode("utf-8"), split)
-        except UnicodeDecodeError:
-            chunks = []
+        chunks = _split(read_source(job.input).data, split)
         _SPLIT.clear()
         if key:
             _SPLIT[key] = chunks
@@ -312,9 +312,7 @@ def run_job(job: Job, args: argparse.Namespace) -> dict:
     start = time.perf_counter()
     if job.unreadable is not None:
         return _failed(job, "error", f"{job.label}: error: {job.unreadable}")
-    record = Record(
-        job.name, None, "ok", graph=job.graph, graph_hash=job.graph_hash, chunk=job.chunk
-    )
+    record = _record(job, "ok")
     state = RunState()
     texts: list[str] = []
     counts: dict[str, int] = {}
@@ -477,11 +475,16 @@ def run_job_isolated(job: Job, args: argparse.Namespace, timeout: float | None, 
 
 def _failed(job: Job, status: str, error: str, seconds: float = 0.0) -> dict:
     """The record of a job whose worker gave none (it died, timed out, or failed)."""
-    record = Record(
-        job.name, None, status, error, graph=job.graph, graph_hash=job.graph_hash, chunk=job.chunk
-    )
+    record = _record(job, status, error)
     record.seconds = round(seconds, 3)
     return asdict(record)
+
+
+def _record(job: Job, status: str, error: str | None = None) -> Record:
+    """A new record of ``job``: its name, graph and chunk."""
+    return Record(
+        job.name, None, status, error, graph=job.graph, graph_hash=job.graph_hash, chunk=job.chunk
+    )
 
 
 _IN_FLIGHT: set[str] = set()  # outputs whose worker is running

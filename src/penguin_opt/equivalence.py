@@ -1462,8 +1462,11 @@ def _check_with(
     report.outputs = [worst[i] for i in sorted(worst)]
     # a tolerance for re-associated sums was not enough (an integer differs in f64 too)
     floats = any(not o.ok and not is_integral(_float_dtype(o.dtype)) for o in report.outputs)
-    if rtol is None and not report.ok and floats:
-        _recheck_in_f64(
+    judged = (
+        rtol is None
+        and not report.ok
+        and floats
+        and _recheck_in_f64(
             report,
             run,
             (prog_a, prog_b),
@@ -1472,7 +1475,8 @@ def _check_with(
             (keys, split, atol, terms),
             introduced,
         )
-    elif introduced:
+    )
+    if introduced and not judged:
         first = min(i for _, i in introduced)
         report.note = _joined(report.note, _introduced_note(first, judged=False))
     return report
@@ -1516,7 +1520,7 @@ def _recheck_in_f64(
     differences: list[list[float | None]],
     how: tuple[list[str], bool, float | None, tuple[int, float]],
     introduced: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]],
-) -> None:
+) -> bool:
     """Run both programs again with every float type promoted to f64 (``promote_to_f64``)
     and compare each output at the tolerance of its own type. Re-associating a sum
     changes it by rounding: an ill-conditioned program (a batch norm over two values, a
@@ -1533,16 +1537,14 @@ def _recheck_in_f64(
     (``introduced``; ``how``: the keys, split, atol and terms of the check) is rounding
     only where the exact value is beyond the type's range and the inf has its sign (the
     rewrite's sum overflowed as the exact one does, the original's own sum did not:
-    the reference interpreter sums f16 in f16, where 32768 + 16 stays 32768)."""
+    the reference interpreter sums f16 in f16, where 32768 + 16 stays 32768). Returns
+    whether the programs ran in f64 (False: not promotable, or an oracle could not)."""
     keys, split, atol, terms = how
     promoted = [promote_to_f64(p) for p in programs]
     if None in promoted:
         why = _not_promotable(programs[promoted.index(None)])
         report.note = _joined(report.note, f"not rechecked in f64 ({why})")
-        if introduced:
-            first = min(i for _, i in introduced)
-            report.note = _joined(report.note, _introduced_note(first, judged=False))
-        return
+        return False
     _tick().status("a difference beyond the tolerance: checking again in f64")
     worst: tuple[float, int] | None = None
     overflowed: list[int] = []  # outputs whose inf after the rewrite the exact value has
@@ -1553,7 +1555,7 @@ def _recheck_in_f64(
             out_a, out_b = run(promoted[0], wide), run(promoted[1], wide)
         except NotCheckable as err:  # the difference found in the program's types stands
             report.note = _joined(report.note, f"not rechecked in f64 ({err})")
-            return
+            return False
         if split:
             out_a, out_b = _join_complex(out_a, keys), _join_complex(out_b, keys)
         for o, a, b in zip(report.outputs, out_a, out_b, strict=True):
@@ -1582,7 +1584,7 @@ def _recheck_in_f64(
             report.note = _joined(
                 report.note, f"in f64 too: output {worst[1]} differs (max abs {worst[0]:.3g})"
             )
-        return
+        return True
     differing = [o for o in report.outputs if not o.ok]
     for o in differing:
         o.ok = o.rounding = True
@@ -1607,6 +1609,7 @@ def _recheck_in_f64(
             f"output {before_only[0]} had an inf or NaN before the rewrite only: the "
             "original's sum left its type's range where the rewrite's did not",
         )
+    return True
 
 
 def _overflows(exact: np.ndarray, mask: np.ndarray, after: np.ndarray, dtype: np.dtype) -> bool:

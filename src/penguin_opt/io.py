@@ -590,7 +590,7 @@ class OutputError(Exception):
     """The output cannot be written; the message is one line naming the output."""
 
 
-def write_stdout(data: str | bytes) -> None:
+def _write_stdout(data: str | bytes) -> None:
     """All of ``data`` to stdout, or BrokenPipeError. Python's buffered write of more than
     a pipe holds returns a short count, and swallows the EPIPE, when the reader goes away
     in the middle (``... | head``): so the bytes go to the descriptor, until all are out."""
@@ -622,7 +622,7 @@ def write_output(path: str, data: str | bytes) -> None:
         if path in ("-", "/dev/stdout"):
             if sys.stdout is None:  # started with stdout closed (`>&-`)
                 raise OSError(9, "standard output is closed")
-            write_stdout(payload)
+            _write_stdout(payload)
             return
         if os.path.islink(path) or (os.path.exists(path) and not os.path.isfile(path)):
             if os.path.isdir(path):

@@ -2,16 +2,16 @@
 
 Importing the command (and jaxlib after it) takes a while; a Ctrl-C in that time would
 print Python's KeyboardInterrupt traceback, and a SIGTERM or SIGHUP would kill the process
-by the signal. Until the command installs its own handlers (``cli_common.settle_signals``,
-then ``supervise`` and ``run_command``), those signals end it at once, quietly, with the
-usual codes (130, 143, 129): nothing has been written or started yet.
+by the signal. Until the command's own handlers take over (``supervise`` in the parent,
+``run_command``, through ``cli_common.settle_signals``, in the process that runs it),
+those signals end it at once, quietly, with the usual codes (130, 143, 129): nothing has
+been written or started yet.
 """
 
 from __future__ import annotations
 
 import os
 import signal
-import sys
 
 _STOPS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 # the handlers the early ones replaced (a signal the shell ignores stays ignored)
@@ -44,7 +44,3 @@ def penguin_check() -> int:
     from .check_cli import penguin_check_main
 
     return penguin_check_main()
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(penguin_opt())
