@@ -433,9 +433,10 @@ def test_failed_writes_are_one_line(tmp_path, where):
 
 
 def test_writes_into_proc_and_immutable_directories_are_one_line(tmp_path):
-    assert_one_line_error(
+    line = assert_one_line_error(
         run(EXAMPLE, "-p", "cse", "-o", "/proc/version"), 1, "cannot write output"
     )
+    assert "cannot create a file in /proc to replace it" in line, line  # not just ENOENT
     frozen = tmp_path / "frozen"
     frozen.mkdir()
     if subprocess.run(["chattr", "+i", frozen], capture_output=True).returncode != 0:
@@ -566,6 +567,27 @@ def test_bytecode_whose_strings_are_not_utf8_is_one_line(tmp_path):
     proc = run(bad, env=env)
     assert proc.returncode == -signal.SIGABRT
     assert b"conversion error" in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("content", "where"),
+    [
+        (b"module {\n  // caf\xe9\n}\n", "2:9: error: byte 0xe9 is not UTF-8"),
+        (ADD.encode().replace(b"@main", b"@m\xff"), "1:13: error: byte 0xff is not UTF-8"),
+        (b"HloModule m\n\nENTRY e {\n  ROOT p = f32[] parameter(0) // \xc3\n}\n", "4:34:"),
+    ],
+)
+def test_text_that_is_not_utf8_says_where(tmp_path, content, where):
+    """A stray Latin-1 byte in a text file was "not a program" (read as a proto)."""
+    bad = write(tmp_path, "latin1.mlir", content)
+    line = assert_one_line_error(run(bad), 1, "latin1.mlir:")
+    assert where in line, line
+    assert "not UTF-8" in line, line
+
+
+def test_a_proto_with_bytes_that_are_not_utf8_is_still_not_a_program(tmp_path):
+    bad = write(tmp_path, "garbage.pb", b"\x0a\x05jit_f\x12\xff\xfe")
+    assert_one_line_error(run(bad), 1, "garbage.pb: error: not a program")
 
 
 def test_missing_input_with_an_existing_output(tmp_path):

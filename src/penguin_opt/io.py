@@ -280,8 +280,13 @@ def parse_source(source: Source) -> ir.Operation:
         return _parse_bytecode(source)
     try:
         text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return _parse_binary(source)
+    except UnicodeDecodeError as err:
+        try:
+            return _parse_binary(source)
+        except _NotAProgram:
+            if _reads_as_text(data, err.start):  # text with a stray byte, not a proto
+                raise InputError(_not_utf8(source.name, data, err)) from None
+            raise
     if "\x00" in text:
         return _parse_binary(source)
     if not text or text.isspace():  # (no copy of the text, as strip() would make)
@@ -486,6 +491,30 @@ def _parse_binary(source: Source) -> ir.Operation:
     return _parse_hlo_proto(Source(source.name, formats.hlo_module_payload(source.data)))
 
 
+class _NotAProgram(InputError):
+    """No reader takes the bytes (a text that failed to decode is said so instead)."""
+
+
+_CONTROL_BYTES = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def _reads_as_text(data: bytes, bad: int) -> bool:
+    """Whether what precedes the first byte that is not UTF-8 reads as text: something
+    printable and no control bytes (a serialized proto has them within its first bytes)."""
+    head = data[:bad]
+    return not head.isspace() and bool(head) and _CONTROL_BYTES.search(head) is None
+
+
+def _not_utf8(name: str, data: bytes, err: UnicodeDecodeError) -> str:
+    """Where the first byte that is not UTF-8 is, as MLIR counts (columns in bytes)."""
+    line = data.count(b"\n", 0, err.start) + 1
+    column = err.start - data.rfind(b"\n", 0, err.start)
+    return (
+        f"{name}:{line}:{column}: error: byte 0x{data[err.start]:02x} is not UTF-8: "
+        "penguin-opt reads MLIR and HLO text as UTF-8, comments too (save it as UTF-8)"
+    )
+
+
 def _parse_hlo_proto(source: Source) -> ir.Operation:
     from ._compat import hlo_module_class
 
@@ -493,7 +522,7 @@ def _parse_hlo_proto(source: Source) -> ir.Operation:
         with native_stderr_captured():  # absl logs on some garbage ("E0000 ...")
             hlo_module_class().from_serialized_hlo_module_proto(source.data)
     except Exception:
-        raise InputError(
+        raise _NotAProgram(
             f"{source.name}: error: not a program: not MLIR text or bytecode, HLO text, an "
             "HLO (module) proto, a jax.export blob or a torch-xla graph dump"
         ) from None
@@ -651,7 +680,12 @@ def _replace_atomically(path: str, payload: bytes) -> None:
     with _TEMPORARY_LOCK:  # no temporary is made once the command is being stopped
         if _STOPPING:
             raise KeyboardInterrupt
-        fd, tmp = tempfile.mkstemp(prefix=temporary_prefix(path), suffix=_TMP, dir=directory)
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=temporary_prefix(path), suffix=_TMP, dir=directory)
+        except OSError as err:  # e.g. /proc: say why, not just "No such file"
+            raise OSError(
+                err.errno, f"cannot create a file in {directory} to replace it ({err.strerror})"
+            ) from None
         _TEMPORARY.add(tmp)
         stage(temporary=tmp)  # removed by the supervising parent if the process is killed
     try:
