@@ -141,9 +141,13 @@ def test_run_on_a_clone_keeps_the_original_after_a_pass_error():
     module = penguin_opt.parse(bad)
     original = penguin_opt.to_text(module)
     copy = module.clone()
-    with pytest.raises(penguin_opt.PassError, match="only one operand allowed"):
+    with pytest.raises(penguin_opt.PassError, match="only one operand allowed") as err:
         penguin_opt.run(copy, "stablehlo-canonicalize-for-penguin")
     assert penguin_opt.to_text(module) == original
+    # the message names where, as the CLI's line does (`-`: MLIR's name for text parsed in
+    # an implicit module)
+    assert str(err.value).startswith("-:3:8: 'stablehlo.custom_call' op "), err.value
+    assert err.value.diagnostic.render("m.mlir").startswith("m.mlir:3:8: error: 'stable")
 
 
 def test_the_package_imports_no_mlir_until_asked_and_keeps_its_submodules():

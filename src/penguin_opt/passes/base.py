@@ -84,6 +84,13 @@ class PassError(Exception):
         super().__init__(diagnostic.message)
         self.diagnostic = diagnostic
 
+    def __str__(self) -> str:
+        """``file:line:col: message`` where the op's location has a position (``-`` for
+        text parsed without a name), else the message alone; ``diagnostic.render(name)``
+        gives the CLI's error line."""
+        where = location_triple_text(self.diagnostic.location)
+        return f"{where}: {self.diagnostic.message}" if where else self.diagnostic.message
+
 
 def op_error(op: ir.Operation, message: str) -> PassError:
     """The error MLIR's ``op->emitOpError(message)`` produces, at the op's location."""
