@@ -585,8 +585,12 @@ def test_text_that_is_not_utf8_says_where(tmp_path, content, where):
     assert "not UTF-8" in line, line
 
 
-def test_a_proto_with_bytes_that_are_not_utf8_is_still_not_a_program(tmp_path):
-    bad = write(tmp_path, "garbage.pb", b"\x0a\x05jit_f\x12\xff\xfe")
+@pytest.mark.parametrize(
+    "content", [b"\x0a\x05jit_f\x12\xff\xfe", b"jit_f\xff\xfe\x12", b"text\xe9\x00"]
+)
+def test_a_proto_with_bytes_that_are_not_utf8_is_still_not_a_program(tmp_path, content):
+    """A control byte anywhere (a proto's tags and lengths), even after text-like bytes."""
+    bad = write(tmp_path, "garbage.pb", content)
     assert_one_line_error(run(bad), 1, "garbage.pb: error: not a program")
 
 

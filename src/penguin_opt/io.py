@@ -284,7 +284,7 @@ def parse_source(source: Source) -> ir.Operation:
         try:
             return _parse_binary(source)
         except _NotAProgram:
-            if _reads_as_text(data, err.start):  # text with a stray byte, not a proto
+            if _reads_as_text(data):  # text with a stray byte, not a proto
                 raise InputError(_not_utf8(source.name, data, err)) from None
             raise
     if "\x00" in text:
@@ -498,11 +498,10 @@ class _NotAProgram(InputError):
 _CONTROL_BYTES = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
-def _reads_as_text(data: bytes, bad: int) -> bool:
-    """Whether what precedes the first byte that is not UTF-8 reads as text: something
-    printable and no control bytes (a serialized proto has them within its first bytes)."""
-    head = data[:bad]
-    return not head.isspace() and bool(head) and _CONTROL_BYTES.search(head) is None
+def _reads_as_text(data: bytes) -> bool:
+    """Whether bytes that are not all UTF-8 still read as text: no control bytes (a proto's
+    field tags and lengths are, a text's Latin-1 letters are not) and a printable one."""
+    return _CONTROL_BYTES.search(data) is None and not data.isspace()
 
 
 def _not_utf8(name: str, data: bytes, err: UnicodeDecodeError) -> str:
@@ -682,8 +681,10 @@ def _replace_atomically(path: str, payload: bytes) -> None:
             raise KeyboardInterrupt
         try:
             fd, tmp = tempfile.mkstemp(prefix=temporary_prefix(path), suffix=_TMP, dir=directory)
-        except OSError as err:  # e.g. /proc: say why, not just "No such file"
-            raise OSError(
+        except OSError as err:
+            if not os.path.isdir(directory):
+                raise
+            raise OSError(  # e.g. in /proc: say why, not just "No such file"
                 err.errno, f"cannot create a file in {directory} to replace it ({err.strerror})"
             ) from None
         _TEMPORARY.add(tmp)
