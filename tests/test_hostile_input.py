@@ -329,6 +329,34 @@ def test_checker_api_validates_too():
             equivalence.check(ADD, ADD, **kwargs)
 
 
+HUGE = """func.func @main(%a: tensor<100000x100000xi8>) -> tensor<i32> {
+  %0 = stablehlo.get_dimension_size %a, dim = 0 : (tensor<100000x100000xi8>) -> tensor<i32>
+  return %0 : tensor<i32>
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "flags"),
+    [
+        (HUGE, ()),
+        (HUGE.replace("100000x100000", "?x100000"), ("--dynamic-dim-size", "100000000000")),
+        (HUGE.replace("100000x100000", "?x100000"), ("--dynamic-dim-size", "9" * 20)),
+    ],
+)
+def test_checker_inputs_beyond_memory_are_not_checkable(tmp_path, text, flags):
+    """Were "internal error: MemoryError" (or numpy's dimension ValueError), exit 1."""
+    a = write(tmp_path, "a.mlir", text)
+    for proc in (
+        run(a, a, *flags, tool="penguin_opt.check_cli"),
+        run(a, "-p", "stablehlo-canonicalize-for-penguin", "--check-equivalence", *flags),
+    ):
+        assert proc.returncode == 4, proc.stderr
+        assert len(error_lines(proc)) == 1, proc.stderr
+        assert b"more than half of this machine's memory" in proc.stderr, proc.stderr
+        assert b"internal error" not in proc.stderr
+
+
 def test_checker_timeout_is_not_checkable(tmp_path):
     a = write(tmp_path, "a.mlir", FOREVER)
     proc = run(a, a, "--timeout", "2", tool="penguin_opt.check_cli")

@@ -24,6 +24,7 @@ import contextlib
 import contextvars
 import hashlib
 import math
+import os
 import pickle
 import re
 import threading
@@ -758,6 +759,34 @@ def _results_compatible(before: Sequence[ResultForm], after: Sequence[ResultForm
 
 
 def random_inputs(signature: Iterable[ArgSpec], seed: int) -> list[np.ndarray]:
+    signature = list(signature)
+    _refuse_inputs_beyond_memory(signature)
+    try:
+        return _random_arrays(signature, seed)
+    except MemoryError:
+        raise NotCheckable("out of memory making the random inputs of @main") from None
+
+
+def _refuse_inputs_beyond_memory(signature: Sequence[ArgSpec]) -> None:
+    """NotCheckable when making @main's inputs would take more than half the machine's
+    memory (counted as the float64 draws they are made from): a check of such a program
+    cannot run here, and numpy would raise MemoryError or a dimension error, or the
+    kernel kill the process."""
+    elements = sum(math.prod(shape) for shape, _ in signature)
+    needed = 16 * elements  # a complex128 draw per element at the most
+    try:
+        memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        memory = 1 << 34
+    if needed > memory // 2:
+        raise NotCheckable(
+            f"the inputs of @main hold {elements:,} elements: making them would take about "
+            f"{needed / 2**30:,.0f} GiB, more than half of this machine's memory "
+            f"({memory / 2**30:,.0f} GiB)"
+        )
+
+
+def _random_arrays(signature: Sequence[ArgSpec], seed: int) -> list[np.ndarray]:
     rng = np.random.default_rng(seed)
     arrays = []
     for shape, key in signature:
