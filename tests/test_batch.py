@@ -314,6 +314,33 @@ def test_a_not_checkable_program_is_named_in_its_line(tmp_path):
     )
 
 
+def test_an_error_located_in_another_file_names_the_program(tmp_path):
+    """An op's location can name another file (optimized HLO's metadata names the Python
+    source): the progress line, the summary and the report name the program first. The
+    summary's line is the error line alone (it said 'error: X: error: ...')."""
+    odd = tmp_path / "odd.mlir"
+    odd.write_text(
+        "func.func @main(%a: tensor<2xf32>) -> tensor<1xf32> {\n"
+        "  %0 = stablehlo.custom_call @ResizeNearestGrad(%a, %a) : "
+        '(tensor<2xf32>, tensor<2xf32>) -> tensor<1xf32> loc("model.py":7:3)\n'
+        "  return %0 : tensor<1xf32>\n}\n"
+    )
+    (tmp_path / "good.mlir").write_text(GOOD)
+    report = tmp_path / "r.json"
+    proc = penguin_opt(
+        odd, tmp_path / "good.mlir", "-p", "stablehlo-canonicalize-for-penguin",
+        "-o", tmp_path / "o", "--report", report,
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stderr
+    record = next(r for r in json.loads(report.read_text())["programs"] if r["input"] == str(odd))
+    line = f"{odd}: model.py:7:3: error: 'stablehlo.custom_call' op ResizeNearestGrad: only one"
+    assert record["error"].startswith(line), record["error"]
+    lines = proc.stderr.splitlines()
+    assert any(ln.startswith("[") and ln.endswith(record["error"]) for ln in lines), lines
+    assert f"  {record['error']}" in lines, lines  # the summary's
+    assert not any(ln.startswith("  error: ") for ln in lines), lines
+
+
 def test_outputs_never_overwrite_inputs(tmp_path):
     (tmp_path / "a").write_text("module {}\n")
     (tmp_path / "a.mlir").write_text("module {}\n")

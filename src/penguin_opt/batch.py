@@ -344,7 +344,7 @@ def run_job(job: Job, args: argparse.Namespace) -> dict:
                 as_bytes=True,  # straight to the output file
             )
     except Exception as err:
-        record.status, record.error = "error", _error_line(err, job.label)
+        record.status, record.error = "error", _naming(job.label, _error_line(err, job.label))
         output = None
     record.statistics = state.statistics_dict()
     record.diagnostics = [
@@ -478,6 +478,13 @@ def _failed(job: Job, status: str, error: str, seconds: float = 0.0) -> dict:
     record = _record(job, status, error)
     record.seconds = round(seconds, 3)
     return asdict(record)
+
+
+def _naming(label: str, line: str) -> str:
+    """An error line that names the program: as it is when it starts with the program's
+    name, else after it (a location can name another file: the Python source that
+    optimized HLO's metadata points at, say)."""
+    return line if line.startswith(f"{label}:") else f"{label}: {line}"
 
 
 def _record(job: Job, status: str, error: str | None = None) -> Record:
@@ -819,4 +826,5 @@ def print_summary(summary: dict, records: list[dict], stream: TextIO) -> None:
         print(f"  penguin readiness findings (the report has each): {kinds}", file=stream)
     for r in records:
         if r["status"] != "ok":
-            print(f"  {r['status']}: {r.get('error') or r['input']}", file=stream)
+            # an error line says what it is ("X: error: ...", "X: equivalence: MISMATCH")
+            print(f"  {r.get('error') or r['status'] + ': ' + r['input']}", file=stream)
