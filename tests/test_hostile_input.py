@@ -357,6 +357,22 @@ def test_checker_inputs_beyond_memory_are_not_checkable(tmp_path, text, flags):
         assert b"internal error" not in proc.stderr
 
 
+def test_a_notes_whole_function_is_cut_in_the_error_line(tmp_path):
+    """MLIR's "see current operation" note of a native pass on func.func printed the whole
+    function in the one line (27 KB for a Keras training step, outside tester F)."""
+    body = "".join(f"  %{i + 1} = stablehlo.add %{i}, %{i} : tensor<3xf32>\n" for i in range(300))
+    text = (
+        "func.func @main(%0: tensor<3xf32>) -> tensor<3xf32> {\n"
+        f"{body}  return %300 : tensor<3xf32>\n}}\n"
+    )
+    a = write(tmp_path, "a.mlir", text)
+    types = "{types='tensor<3xf32>,tensor<3xf32>'}"
+    line = assert_one_line_error(run(a, "-p", f"stablehlo-refine-arguments{types}"), 1, "a.mlir")
+    assert "(note: see current operation: " in line, line
+    assert line.endswith(" ...)"), line
+    assert len(line) < len(str(a)) + 500, len(line)
+
+
 def test_checker_timeout_is_not_checkable(tmp_path):
     a = write(tmp_path, "a.mlir", FOREVER)
     proc = run(a, a, "--timeout", "2", tool="penguin_opt.check_cli")

@@ -102,8 +102,13 @@ def format_mlir_error(err: ir.MLIRError, default: str, *, note: bool = True) -> 
         return f"{default}: error: {text}"
     diag = diagnostics[0]
     notes = [one_line(n.message) for n in getattr(diag, "notes", [])] if note else []
+    if notes and len(notes[0]) > NOTE_LIMIT:  # "see current operation: <a whole function>"
+        notes[0] = notes[0][: NOTE_LIMIT - 4] + " ..."
     extra = f" (note: {notes[0]})" if notes else ""
     return _diagnostic_line(diag, "error", default) + extra
+
+
+NOTE_LIMIT = 240  # characters of a note in an error line
 
 
 def mlir_diagnostic_lines(err: ir.MLIRError, default: str) -> list[str]:
