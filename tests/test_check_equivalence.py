@@ -1143,3 +1143,19 @@ def test_a_failed_f64_recheck_leaves_the_mismatch(monkeypatch):
     report = check(REVERSED, ROTATED, oracle="interpreter", trials=1)
     assert not report.ok
     assert "not rechecked in f64 (no f64 here)" in report.note
+
+
+def test_a_bitwise_mismatch_of_equal_numbers_says_what_differs():
+    """-0.0 against 0.0 in exact mode showed max abs 0, max rel 0 and a bare MISMATCH
+    (outside tester F)."""
+    negative = (
+        "func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n"
+        "  %c = stablehlo.constant dense<[-0.0, 1.0]> : tensor<2xf32>\n"
+        "  return %c : tensor<2xf32>\n}\n"
+    )
+    report = check(negative, negative.replace("-0.0", "0.0"), rtol=0.0, atol=0.0)
+    assert not report.ok
+    assert (report.outputs[0].max_abs, report.outputs[0].max_rel) == (0.0, 0.0)
+    assert "MISMATCH (bitwise: a zero's sign or a NaN's payload)" in report.table()
+    report = check(negative, negative.replace("-0.0", "2.0"), rtol=0.0, atol=0.0)
+    assert report.table().splitlines()[-1].endswith("  MISMATCH")  # numbers differ: bare

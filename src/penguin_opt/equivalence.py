@@ -110,6 +110,8 @@ class Report:
 def _verdict(o: OutputReport) -> str:
     if o.rounding:
         return "ok in f64 (rounding)"
+    if not o.ok and o.max_abs == 0 and o.max_rel == 0:  # equal as numbers, not as bits
+        return "MISMATCH (bitwise: a zero's sign or a NaN's payload)"
     return "ok" if o.ok else "MISMATCH"
 
 
