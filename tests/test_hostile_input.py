@@ -806,6 +806,37 @@ def test_bad_bytecode_and_artifacts_are_one_line(tmp_path):
     assert ":0:0" not in line  # no position: the file alone
 
 
+def test_bytecode_from_a_newer_writer_says_so(tmp_path):
+    """A jax.export of jax 0.12.1 read under jax 0.10.2 said only "unregistered operation
+    'vhlo.custom_call_v2'" (outside tester F): a failed read whose header names a newer
+    writer than this jaxlib's says which versions (here a header made newer, a body cut)."""
+    import re
+
+    import jax
+    import jax.numpy as jnp
+    from jax import export
+
+    artifact = export.export(jax.jit(jnp.sin))(jnp.zeros(3)).mlir_module_serialized
+    version = re.search(rb"StableHLO_v(\d+)\.", artifact[:32])
+    assert version is not None, artifact[:32]
+    newer = artifact.replace(version.group(0), b"StableHLO_v99.", 1)
+    bad = write(tmp_path, "new.mlirbc", newer[: len(newer) // 2])
+    line = assert_one_line_error(run(bad), 1, "new.mlirbc: error:")
+    assert "(the artifact is StableHLO v99." in line, line
+    assert "the newest this jaxlib reads" in line, line
+    made = run(EXAMPLE, "--emit=bytecode", "-o", tmp_path / "m.mlirbc")
+    assert made.returncode == 0, made.stderr
+    data = (tmp_path / "m.mlirbc").read_bytes()
+    producer = re.search(rb"MLIR\d+", data[:32])
+    assert producer is not None, data[:32]
+    newer = data.replace(producer.group(0), b"MLIR99"[: len(producer.group(0))], 1)
+    bad = write(tmp_path, "new2.mlirbc", newer[: len(newer) // 2])
+    line = assert_one_line_error(run(bad), 1, "new2.mlirbc: error:")
+    assert "(written by MLIR99" in line, line
+    cut = write(tmp_path, "cut.mlirbc", data[: len(data) // 2])  # same writer: no such words
+    assert "written by" not in assert_one_line_error(run(cut), 1, "cut.mlirbc: error:")
+
+
 _COMPARATOR = """{
   ^bb0(%a: tensor<f32>, %b: tensor<f32>, %c: tensor<i32>, %d: tensor<i32>):
     %p = stablehlo.compare GT, %a, %b : (tensor<f32>, tensor<f32>) -> tensor<i1>

@@ -11,6 +11,7 @@ jaxlib's XLA importer as StableHLO.
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import re
 import sys
@@ -359,7 +360,9 @@ def _parse_bytecode(source: Source) -> ir.Operation:
             parsed = parse_allowing_penguin_sorts(source.data, source.name)
         module = _as_module(parsed, source)
     except ir.MLIRError as err:
-        raise _refused_by_mlir(err, source.name) from None
+        refused = _refused_by_mlir(err, source.name)
+        line = str(refused) + _newer_producer(source.data)
+        raise InputError(line, refused.diagnostic_lines) from None
     except (ValueError, MemoryError, RuntimeError) as err:  # the parser's own limits
         raise InputError(_parser_failure(err, source.name)) from None
     if not _holds_vhlo(module):
@@ -371,8 +374,52 @@ def _parse_bytecode(source: Source) -> ir.Operation:
     except Exception as err:  # MLIR's error (its diagnostics captured)
         raise InputError(
             f"{source.name}: error: a StableHLO portable artifact (VHLO) this StableHLO "
-            f"cannot read: {one_line(err)}"
+            f"cannot read: {one_line(err)}{_newer_producer(source.data)}"
         ) from None
+
+
+_PRODUCER = re.compile(rb"StableHLO_v(\d+)\.(\d+)\.(\d+)|MLIR(\d+)[0-9A-Za-z.\-]*")
+
+
+def _own_bytecode_header() -> bytes:
+    """The first bytes of bytecode this jaxlib writes (``ML\xefR``, version, producer)."""
+    module = ir.Module.create(loc=ir.Location.unknown())
+    buffer = io.BytesIO()
+    module.operation.write_bytecode(buffer)
+    return buffer.getvalue()[:64]
+
+
+def _newer_producer(data: bytes) -> str:
+    """What to add to a bytecode parse error when the header names a producer newer than
+    this jaxlib: a portable artifact's StableHLO version against the newest it reads, or
+    the MLIR version of plain bytecode (which only the same MLIR reads for sure)."""
+    found = _PRODUCER.search(data[:64])
+    if found is None:
+        return ""
+    if found.group(1) is None:
+        ours = _PRODUCER.search(_own_bytecode_header())
+        if ours is None or ours.group(4) is None or int(found.group(4)) <= int(ours.group(4)):
+            return ""
+        return (
+            f" (written by {found.group(0).decode()}, newer than this jaxlib's "
+            f"{ours.group(0).decode()}: plain MLIR bytecode reads only in an MLIR as new as "
+            "its writer's; a StableHLO portable artifact, e.g. jax.export's, reads in older "
+            "versions)"
+        )
+    from jaxlib.mlir.dialects import stablehlo
+
+    version = tuple(int(found.group(i)) for i in (1, 2, 3))
+    try:
+        newest = tuple(int(x) for x in stablehlo.get_current_version().split("."))
+    except (AttributeError, ValueError):
+        return ""
+    if version <= newest:
+        return ""
+    return (
+        f" (the artifact is StableHLO v{'.'.join(map(str, version))}, newer than "
+        f"v{'.'.join(map(str, newest))}, the newest this jaxlib reads: export it for an "
+        "older target, or use a newer jax/jaxlib)"
+    )
 
 
 def _deserialized(source: Source) -> ir.Operation:
