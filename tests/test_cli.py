@@ -133,6 +133,10 @@ def test_pass_error_writes_nothing(tmp_path):
             ["-p", "stablehlo-canonicalize-conv{max-stride-or-padding=-5}"],
             "option 'max-stride-or-padding' must be >= 0, got -5",
         ),
+        (  # the value went to the next token (it said "got ''")
+            ["-p", "canonicalize-for-penguin{broadcast-num-elements-to-fold= 5}"],
+            "option 'broadcast-num-elements-to-fold' has no value after '='",
+        ),
         (  # MLIR's integer options are 64-bit
             ["-p", "canonicalize-for-penguin{broadcast-num-elements-to-fold=99999999999999999999}"],
             "must be <= 9223372036854775807",

@@ -184,6 +184,11 @@ class ModulePass:
                 known = ", ".join(sorted(fields)) or "none"
                 raise OptionError(f"{cls.name}: unknown option '{key}' (options: {known})")
             f = fields[key]
+            if sep and not raw:  # `key= 5`: the value went to the next token
+                raise OptionError(
+                    f"{cls.name}: option '{key}' has no value after '=' (write {key}=VALUE, "
+                    "without spaces)"
+                )
             if not sep:
                 if f.type not in (bool, "bool"):
                     raise OptionError(f"{cls.name}: option '{key}' needs a value")
