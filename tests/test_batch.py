@@ -419,6 +419,29 @@ def test_a_worker_that_dies_is_that_programs_error(tmp_path):
     assert again["status"] == "ok", again
 
 
+def test_a_worker_crashed_after_a_check_leaves_one_line(tmp_path):
+    """A worker that checked a program and then crashed in MLIR's parser left its oracle
+    pools' semaphores to multiprocessing's resource tracker, whose warning ("leaked
+    semaphore objects") followed the summary; the line said "an LLVM abort or a crash"
+    where the single run names the signal (outside tester E)."""
+    (tmp_path / "a_good.mlir").write_text(GOOD)
+    (tmp_path / "b_quant.mlir").write_text(
+        "func.func @main(%arg0: tensor<?x?xf32, #stablehlo.bounds<4, 4>>) -> () {\n"
+        "  %0 = stablehlo.uniform_quantize %arg0 : (tensor<?x?xf32, #stablehlo.bounds<4, 4>>)"
+        " -> tensor<?x?x!quant.uniform<i8:f32, 1.000000e+00:3>, #stablehlo.bounds<4, 4>>\n"
+        "  return\n}\n"
+    )
+    proc = penguin_opt(
+        tmp_path / "a_good.mlir", tmp_path / "b_quant.mlir", "-p", "inline",
+        "-o", tmp_path / "o", "--jobs", "1", "--check-equivalence",
+    )  # fmt: skip
+    assert "leaked" not in proc.stderr, proc.stderr
+    assert "Warning" not in proc.stderr, proc.stderr
+    if "worker process died" in proc.stderr:  # where MLIR's parser crashes on it (0.10.2)
+        assert "b_quant.mlir: error: the worker process died while processing this " \
+            "program (SIGSEGV)" in proc.stderr, proc.stderr  # fmt: skip
+
+
 def test_a_program_over_the_timeout_is_a_timeout(tmp_path):
     fifo = tmp_path / "never-written"
     os.mkfifo(fifo)

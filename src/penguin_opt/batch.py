@@ -460,7 +460,7 @@ def run_job_isolated(job: Job, args: argparse.Namespace, timeout: float | None, 
     except isolated.ChildTimedOut:
         status, error = "timeout", f"{job.label}: error: timed out after {timeout:g} s"
     except isolated.ChildDied as died:
-        why = died.reason or "an LLVM abort or a crash"
+        why = died.reason or died.signal or "an LLVM abort or a crash"
         status = "error"
         error = f"{job.label}: error: the worker process died while processing this program ({why})"
     except isolated.Stopped:
@@ -538,6 +538,19 @@ def _dask_task(job: Job, args: argparse.Namespace, timeout: float | None) -> dic
 # -- the batch ------------------------------------------------------------------------
 
 
+_TRACKER_LEAKS = "ignore::UserWarning:multiprocessing.resource_tracker"
+
+
+def _quiet_resource_tracker() -> None:
+    """A worker that dies (MLIR crashed it) leaves the semaphores of the oracle pools it
+    ran registered with multiprocessing's resource tracker, which removes them at the end
+    and says so in a warning after the summary ("There appear to be 10 leaked semaphore
+    objects"): ignored, by the ``-W`` flags the tracker process is started with (those of
+    ``sys.warnoptions`` when it starts, with the batch's first pool)."""
+    if _TRACKER_LEAKS not in sys.warnoptions:
+        sys.warnoptions.append(_TRACKER_LEAKS)
+
+
 def run_batch(jobs: list[Job], skipped: list[tuple[str, str]], args: argparse.Namespace) -> int:
     """Run ``jobs``, show progress and the summary, write the report; the exit code."""
     start = time.perf_counter()
@@ -550,6 +563,7 @@ def run_batch(jobs: list[Job], skipped: list[tuple[str, str]], args: argparse.Na
         records[index] = record
         progress.finished(record)
 
+    _quiet_resource_tracker()
     executor = args.executor or "local"
     if executor == "local":
         _run_local(jobs, args, done)
