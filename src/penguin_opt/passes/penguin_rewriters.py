@@ -291,7 +291,9 @@ class ReplaceInvalidBackendConfigs(Rewriter):
     Match: target ``AwsNeuronErf`` and a config with any byte that is neither ASCII
     alphanumeric nor ``"``. The rebuilt call keeps target, operands, result types,
     api_version and (if any) output_operand_aliases; has_side_effect becomes false. A warning
-    is emitted, as the seed's NeuronLogger does.
+    is emitted, as the seed's NeuronLogger does. Also kept: the layouts, the called
+    computations and the discardable attributes (``mhlo.sharding``,
+    ``mhlo.frontend_attributes``: names with a dialect prefix).
     """
 
     name = "replaceInvalidBackendConfigs"
@@ -325,9 +327,9 @@ class ReplaceInvalidBackendConfigs(Rewriter):
         aliases = attributes.get("output_operand_aliases")
         if aliases is not None and len(ir.ArrayAttr(aliases)) > 0:
             kept["output_operand_aliases"] = aliases
-        for name in _KEPT_CUSTOM_CALL_ATTRS:
-            if name in attributes:
-                kept[name] = attributes[name]
+        for name, value in attributes.items():
+            if name in _KEPT_CUSTOM_CALL_ATTRS or "." in name:  # discardable: mhlo.sharding
+                kept[name] = value
         new = sweep.create(
             "custom_call", [r.type for r in op.results], list(op.operands), kept, before=op
         )

@@ -69,6 +69,17 @@ func.func @replace_invalid_backend_configs_mhlo_api_version_aliasing(%arg0: tens
 
 // -----
 
+// replaceInvalidBackendConfigs keeps the discardable attributes (sharding, frontend
+// attributes): the rebuilt call is the same call on every device.
+// CHECK-LABEL: func.func @replace_invalid_backend_configs_keeps_sharding
+// CHECK:         mhlo.custom_call @AwsNeuronErf(%arg0) {backend_config = "None", mhlo.frontend_attributes = {_xla_stream = "1"}, mhlo.sharding = "{replicated}"}
+func.func @replace_invalid_backend_configs_keeps_sharding(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = mhlo.custom_call @AwsNeuronErf(%arg0) {backend_config = "{mode: 1}", has_side_effect = true, mhlo.frontend_attributes = {_xla_stream = "1"}, mhlo.sharding = "{replicated}"} : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
 // lowerResizeNearestGrad on MHLO (NHWC, scale 2x2).
 // CHECK-LABEL: func.func @lower_resize_nearest_grad_mhlo_nhwc_scale_2x2
 // CHECK:         %[[R:.*]] = "mhlo.reduce_window"

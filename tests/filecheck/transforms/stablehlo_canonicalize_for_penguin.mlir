@@ -202,6 +202,17 @@ func.func @replace_invalid_backend_configs_structured_erf_config_becomes_none(%a
 
 // -----
 
+// replaceInvalidBackendConfigs keeps the discardable attributes (sharding, frontend
+// attributes): the rebuilt call is the same call on every device.
+// CHECK-LABEL: func.func @replace_invalid_backend_configs_keeps_sharding
+// CHECK:         stablehlo.custom_call @AwsNeuronErf(%arg0) {backend_config = "None", mhlo.frontend_attributes = {_xla_stream = "1"}, mhlo.sharding = "{replicated}"}
+func.func @replace_invalid_backend_configs_keeps_sharding(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.custom_call @AwsNeuronErf(%arg0) {backend_config = "{mode: 1}", has_side_effect = true, mhlo.frontend_attributes = {_xla_stream = "1"}, mhlo.sharding = "{replicated}"} : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
 // lowerResizeNearestGrad (torch-xla form: transposed operand, config "00"):
 // reduce_window sum over 2x2 tiles divided by the volume, whose legacy broadcast became
 // broadcast_in_dim and then a constant (under budget).
