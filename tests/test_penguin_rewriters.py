@@ -370,3 +370,34 @@ def test_complex_constants_fold_and_constant_broadcasts_make_no_remark():
     assert "stablehlo.convert" not in after
     assert "broadcast" not in after
     assert check(text, after).ok
+
+
+@pytest.mark.parametrize("dialect", ["stablehlo", "mhlo"])
+def test_resize_nearest_grad_of_an_empty_batch_lowers(dialect):
+    """0 -> 0 has factor 1 (it was the 'not an integral multiple' error, the seed's ldiv
+    by 0); the results keep matching; 0 under a non-empty output dim is still an error."""
+    text = (
+        "func.func @main(%g: tensor<0x8xf32>) -> tensor<0x4xf32> {\n"
+        f"  %r = {dialect}.custom_call @ResizeNearestGrad(%g) : "
+        "(tensor<0x8xf32>) -> tensor<0x4xf32>\n"
+        "  return %r : tensor<0x4xf32>\n}\n"
+    )
+    pipeline = (
+        "stablehlo-canonicalize-for-penguin"
+        if dialect == "stablehlo"
+        else "canonicalize-for-penguin"
+    )
+    result = penguin_opt.run(penguin_opt.parse(text), pipeline)
+    after = penguin_opt.to_text(result.module)
+    assert "ResizeNearestGrad" not in after
+    assert result.statistics[pipeline]["lowerResizeNearestGrad"].rewritten == 1
+    assert check(text, after).ok
+    bad = text.replace("tensor<0x4xf32>", "tensor<0x3xf32>")
+    with pytest.raises(penguin_opt.PassError, match="not an integral multiple"):
+        penguin_opt.run(penguin_opt.parse(bad), pipeline)
+    # factor 0 (0 rows of gradient for 1 row of result): left alone, not invalid IR
+    odd = text.replace("tensor<0x4xf32>", "tensor<1x4xf32>")
+    result = penguin_opt.run(penguin_opt.parse(odd), pipeline)
+    assert "@ResizeNearestGrad" in penguin_opt.to_text(result.module)
+    skipped = result.statistics[pipeline]["lowerResizeNearestGrad"].skipped
+    assert skipped == {"empty-window": 1}, skipped

@@ -554,7 +554,7 @@ def _resize_nearest_grad_reference(op: ir.Operation, prefix: str, mode: str) -> 
     split = []
     scales = []
     for g, r in zip(gtype.shape, rtype.shape, strict=True):
-        s = g // r
+        s = g // r if r else 1  # (an empty dim of an empty result: 0 = 0 x 1)
         split += [r, s]
         scales.append(s)
     reshaped = create(

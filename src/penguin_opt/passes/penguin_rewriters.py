@@ -421,6 +421,11 @@ class LowerResizeNearestGrad(Rewriter):
             return "dynamic-shape"
         scale = []
         for out_dim, in_dim in zip(grad.shape, result.shape, strict=True):
+            if in_dim == out_dim == 0:  # 0 = 1 x 0: an empty window row of an empty result
+                scale.append(1)
+                continue
+            if out_dim == 0:  # factor 0: a window of nothing for each of in_dim results
+                return "empty-window"
             if in_dim == 0 or out_dim % in_dim != 0:
                 return _Unsupported(
                     f"ResizeNearestGrad: output dim {out_dim:,} is not an integral multiple "

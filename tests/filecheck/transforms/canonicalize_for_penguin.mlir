@@ -80,6 +80,19 @@ func.func @replace_invalid_backend_configs_keeps_sharding(%arg0: tensor<4xf32>) 
 
 // -----
 
+// lowerResizeNearestGrad: a dimension empty on both sides has factor 1 (an empty batch).
+// CHECK-LABEL: func.func @lower_resize_nearest_grad_empty_batch
+// CHECK:         "mhlo.reduce_window"
+// CHECK-SAME:      window_dimensions = dense<[1, 2]> : tensor<2xi64>, window_strides = dense<[1, 2]> : tensor<2xi64>
+// CHECK:         mhlo.divide
+// CHECK-NOT:     ResizeNearestGrad
+func.func @lower_resize_nearest_grad_empty_batch(%arg0: tensor<0x8xf32>) -> tensor<0x4xf32> {
+  %0 = mhlo.custom_call @ResizeNearestGrad(%arg0) : (tensor<0x8xf32>) -> tensor<0x4xf32>
+  return %0 : tensor<0x4xf32>
+}
+
+// -----
+
 // lowerResizeNearestGrad on MHLO (NHWC, scale 2x2).
 // CHECK-LABEL: func.func @lower_resize_nearest_grad_mhlo_nhwc_scale_2x2
 // CHECK:         %[[R:.*]] = "mhlo.reduce_window"
