@@ -375,7 +375,7 @@ def _main(argv: list[str]) -> int:
         return EXIT_OK
     text = _settle_flags(args)
     inputs = args.input_files or ["-"]
-    if _is_batch(inputs):
+    if _is_batch(inputs) or _checked_chunks(args, inputs):
         return _run_batch(args, inputs, text)
     args.input = inputs[0]
     _refuse_overwriting_inputs(args, [args.input], with_output=True)
@@ -455,6 +455,20 @@ def _main(argv: list[str]) -> int:
     state.timings.append(("Output", time.perf_counter() - start))
     _report_timing(args, state)
     return EXIT_NOT_READY if not_ready else EXIT_OK
+
+
+def _checked_chunks(args: argparse.Namespace, inputs: list[str]) -> bool:
+    """One file with --split-input-file and --check-equivalence: a batch of its chunks,
+    each checked on its own (one run's output holds all chunks, and a check compares one
+    program), into the -o directory."""
+    if not (args.check_equivalence and args.split_input_file is not None and inputs != ["-"]):
+        return False
+    if args.output in ("-", "/dev/stdout"):
+        raise UsageError(
+            "--check-equivalence with --split-input-file checks each chunk as a program of "
+            "a batch: name an output directory with -o DIR"
+        )
+    return True
 
 
 def _is_batch(inputs: list[str]) -> bool:
