@@ -140,6 +140,7 @@ def executable_module(
     try:
         with module.context, ir.Location.unknown(module.context):
             expand(program)
+            _unfuse(program, name, what)
             _check_registered(program, name, what)
             if _holds_mhlo(program):
                 _legalize_mhlo(program, name, what)
@@ -152,6 +153,19 @@ def executable_module(
         program.erase()
         raise
     return program
+
+
+def _unfuse(program: ir.Operation, name: str, what: str) -> None:
+    """XLA's fusion, copy and bitcast of an optimized HLO dump as the StableHLO they
+    compute (``xla_ops.unfuse``); EmitError at a bitcast that has none."""
+    from .xla_ops import UnrunnableOp, unfuse
+
+    try:
+        unfuse(program)
+    except UnrunnableOp as err:
+        bitcast = _first_op(program, lambda op: op.name == "mhlo.bitcast")
+        where = name if bitcast is None else _where(bitcast.location, name)
+        raise EmitError(f"{where}: error: cannot emit {what}: {err}") from None
 
 
 def _entry_named_main(program: ir.Operation) -> bool:

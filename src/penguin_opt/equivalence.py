@@ -45,7 +45,8 @@ from .elements import (
     read_elements,
     type_key,
 )
-from .ir_util import entry_function, ops_named, ops_under, string_value
+from .ir_util import entry_function, ops_under, string_value
+from .xla_ops import UnrunnableOp, unfuse
 
 if TYPE_CHECKING:  # the bindings are imported where used
     from typing import TypeAlias
@@ -226,7 +227,10 @@ def prepare_for_interpreter(
             ir.SymbolTable.replace_all_symbol_uses(name, "main", module.operation)
             entry.attributes["sym_name"] = ir.StringAttr.get("main")
         _replace_known_custom_calls(module, resize_mode)
-        _unfuse(module)
+        try:
+            unfuse(module)
+        except UnrunnableOp as err:
+            raise NotCheckable(str(err)) from None
         if "dense_resource<" in module_text:  # (printed text: its constants say so)
             _inline_resources(module)
         pm = passmanager.PassManager.parse(
@@ -316,72 +320,6 @@ def _inline_resources(module: ir.Operation) -> None:
             )
         values = np.frombuffer(data, dtype=dtype).reshape(shaped.shape)
         op.attributes["value"] = make_elements(values, attr.type)
-
-
-def _unfuse(module: ir.Operation) -> None:
-    """XLA's own ops of an optimized HLO dump, which no oracle runs, as what they mean:
-    ``mhlo.fusion`` (a fused computation) is its body, ``mhlo.copy`` its operand, and
-    ``mhlo.bitcast`` the reshape of the operand's elements in memory order (see
-    :func:`_bitcast`)."""
-    names = ("mhlo.fusion", "mhlo.copy", "mhlo.bitcast")
-    for op in ops_named(module, names):  # inner ones first
-        if op.name == "mhlo.copy":
-            op.result.replace_all_uses_with(op.operands[0])
-        elif op.name == "mhlo.bitcast":
-            op.result.replace_all_uses_with(_bitcast(op))
-        else:
-            block = op.regions[0].blocks[0]
-            for argument, operand in zip(block.arguments, op.operands, strict=True):
-                argument.replace_all_uses_with(operand)
-            *body, terminator = block.operations
-            for inner in body:
-                inner.move_before(op)
-            for result, value in zip(op.results, terminator.operands, strict=True):
-                result.replace_all_uses_with(value)
-        op.erase()
-
-
-def _bitcast(op: ir.Operation) -> ir.Value:
-    """XLA's ``bitcast``: the operand's elements in the order its layout keeps them in
-    memory, read as the result in the result's layout. As StableHLO: transpose the operand
-    to memory order (major to minor), reshape, transpose back from the result's memory
-    order. A layout left out is the default one, row-major (``minor_to_major`` = n-1..0)."""
-    from jaxlib.mlir import ir
-
-    source = op.operands[0]
-    source_type = ir.RankedTensorType(source.type)
-    result_type = ir.RankedTensorType(op.result.type)
-    if source_type.element_type != result_type.element_type or not (
-        source_type.has_static_shape and result_type.has_static_shape
-    ):
-        raise NotCheckable(f"cannot execute 'mhlo.bitcast' from {source_type} to {result_type}")
-    attributes = op.attributes
-
-    def major_to_minor(name: str, rank: int) -> list[int]:
-        if name not in attributes:
-            return list(range(rank))
-        return [int(v) for v in ir.DenseIntElementsAttr(attributes[name])][::-1]
-
-    def transpose(value: ir.Value, permutation: list[int]) -> ir.Value:
-        if permutation == sorted(permutation):
-            return value
-        shape = ir.RankedTensorType(value.type).shape
-        result = ir.RankedTensorType.get([shape[p] for p in permutation], element)
-        perm = ir.DenseI64ArrayAttr.get(permutation)
-        return ir.Operation.create(
-            "stablehlo.transpose", [result], [value], {"permutation": perm}, loc=loc, ip=ip
-        ).result
-
-    element, loc, ip = source_type.element_type, op.location, ir.InsertionPoint(op)
-    source_order = major_to_minor("source_layout", source_type.rank)
-    result_order = major_to_minor("result_layout", result_type.rank)
-    memory = transpose(source, source_order)
-    shape = [result_type.shape[d] for d in result_order]
-    reshaped = ir.Operation.create(
-        "stablehlo.reshape", [ir.RankedTensorType.get(shape, element)], [memory], loc=loc, ip=ip
-    ).result
-    inverse = sorted(range(len(result_order)), key=result_order.__getitem__)
-    return transpose(reshaped, inverse)
 
 
 # jax's host callbacks (xla_python_cpu_callback, xla_ffi_python_cpu_callback, ...): their
