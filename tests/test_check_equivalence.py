@@ -846,10 +846,38 @@ def test_dynamic_dim_size_on_the_command_line(tmp_path):
     assert proc.returncode == 2, proc.stderr
 
 
-SPECIALIZE = (
+SPECIALIZE = (  # the README's recipe
+    "stablehlo-legalize-composite-to-call,inline,"
     "stablehlo-refine-arguments{types='tensor<8x4xf32>'},stablehlo-refine-shapes,"
     "func.func(stablehlo-canonicalize-dynamism),func.func(stablehlo-check-shape-assertions)"
 )
+
+
+def test_the_readme_recipe_specializes_an_export_holding_a_composite(tmp_path):
+    """jax lowers lax.top_k to a stablehlo.composite whose decomposition keeps the
+    dynamic signature: the recipe without its first two passes failed ('decomposition has
+    type tensor<?x4xf32>', outside tester F)."""
+    import jax
+    import jax.numpy as jnp
+    from jax import export
+
+    def f(x):
+        values, indices = jax.lax.top_k(x, 3)
+        return values * 2, indices
+
+    spec = jax.ShapeDtypeStruct(export.symbolic_shape("b, 4"), jnp.float32)
+    blob = tmp_path / "topk.jaxexport"
+    blob.write_bytes(export.export(jax.jit(f))(spec).serialize())
+    out = tmp_path / "out.mlir"
+    proc = run(
+        "penguin_opt.cli", blob, "-p", SPECIALIZE + ",inline,stablehlo-canonicalize-for-penguin",
+        "--check-equivalence", "-o", out,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "@main specialized to (tensor<8x4xf32>)" in proc.stderr
+    (signature,) = [ln for ln in out.read_text().splitlines() if "func.func public @main" in ln]
+    assert "tensor<8x4xf32>" in signature, signature
+    assert "?" not in signature, signature
 
 
 def test_a_program_its_pipeline_specialized_is_checked_against_the_original(tmp_path):
