@@ -264,10 +264,15 @@ class ReplaceConvertsWithConstants(Rewriter):
                 if not E8M0_CONVERTS_AS_MODELLED and "f8E8M0FNU" in (src_key, dst_key):
                     return "element-type-semantics-vary-by-jaxlib"
                 if values.size > 1 and not any(values.strides):  # a splat: one element
-                    one = convert_array(values[(0,) * values.ndim].reshape(1), src_key, dst_key)
+                    source = values[(0,) * values.ndim].reshape(1)
+                    one = convert_array(source, src_key, dst_key)
+                    if "f8E8M0FNU" in (src_key, dst_key) and not _executors_agree(source, one):
+                        return "element-type-semantics-vary"
                     folded = splat_view(one, values.shape)
                 else:
                     folded = convert_array(values, src_key, dst_key)
+                    if "f8E8M0FNU" in (src_key, dst_key) and not _executors_agree(values, folded):
+                        return "element-type-semantics-vary"
             except (UnsupportedElementType, ValueError):
                 return "unsupported-element-type"
             attr = make_elements(folded, result_type)
@@ -276,6 +281,22 @@ class ReplaceConvertsWithConstants(Rewriter):
         cst = sweep.constant(attr, before=op, type=result_type)
         sweep.replace(op, [cst.result])
         return None
+
+
+def _executors_agree(values: np.ndarray, folded: np.ndarray) -> bool:
+    """Whether a convert to or from f8E8M0FNU (no zero, no sign, 0xff its NaN) folds, in
+    every element, to what XLA CPU computes (ml_dtypes' cast) as well as to the reference
+    interpreter's value: they differ on a zero, a negative, an inexact value and the NaN
+    (0.0 -> 2^-127 against NaN, 0xff -> inf against NaN), and a fold picks one of them;
+    NaNs are equal whatever their payload."""
+    with np.errstate(all="ignore"):
+        plain = values.astype(folded.dtype)
+    if plain.dtype.kind in "iub":
+        return bool(np.array_equal(plain, folded))
+    wide_plain, wide_folded = plain.astype(np.float64), folded.astype(np.float64)
+    return bool(np.array_equal(wide_plain, wide_folded, equal_nan=True)) and bool(
+        np.array_equal(np.signbit(wide_plain), np.signbit(wide_folded))
+    )
 
 
 _INVALID_CONFIG_BYTE = re.compile(rb'[^A-Za-z0-9"]')
