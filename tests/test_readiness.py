@@ -345,6 +345,29 @@ def test_jax_argsort_hlo_import_leaves_an_iota_through_a_broadcast():
     )
 
 
+HLO_WITH_METADATA = """HloModule m
+
+ENTRY main {
+  x = f32[1,8,8,1] parameter(0), metadata={op_name="x"}
+  w = f32[3,3,1,1] parameter(1), metadata={op_name="w"}
+  ROOT c = f32[1,8,8,1] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, metadata={op_name="jit(f)/conv_general_dilated" source_file="/tmp/model.py" source_line=12}
+}
+"""
+
+
+def test_hlo_with_metadata_is_located_at_the_instruction_not_the_python_source():
+    """XLA's importer names an op after its metadata's op_name, with the Python source
+    position inside: findings named model.py (and a batch's line no program), where the
+    README promises the HLO text's line (outside tester F)."""
+    found, module = report(HLO_WITH_METADATA, "inline", name="m.hlo")
+    assert "model.py" in penguin_opt.to_text(module, debug_info=True)  # (the loc has it)
+    assert [(f.kind, f.location) for f in found] == [("conv-padding-stride", "m.hlo:6:8")]
+    # an op_name on two instructions says neither: the source position is used
+    twice = HLO_WITH_METADATA.replace('op_name="w"', 'op_name="jit(f)/conv_general_dilated"')
+    found, _ = report(twice, "inline", name="m2.hlo")
+    assert [f.location for f in found] == ["/tmp/model.py:12:0"]
+
+
 # ---------------------------------------------------------------- the shared corpus
 
 # Both dialects' passes on every function (each leaves the other dialect's ops alone, and

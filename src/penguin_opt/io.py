@@ -491,11 +491,14 @@ def _hlo_syntax_error(name: str, message: str) -> str:
 
 def _hlo_instruction_positions(text: str) -> dict[str, tuple[int, int]]:
     """(line, column) of each instruction name defined once in HLO ``text`` (XLA's
-    importer names each op after its instruction: ``loc("add.3")``). XLA's parser
+    importer names each op after its instruction: ``loc("add.3")``, or after its
+    metadata's op_name when it has one, which then maps to the instruction of the one
+    line that has it, if only one does). XLA's parser
     renames a name defined twice (``p0`` in two computations: the second becomes ``p0.1``,
     and a literal ``p0.1`` then ``p0.2``), so no name whose root (the name without a
     ``.N`` suffix) is defined twice is trusted."""
     positions: dict[str, tuple[int, int]] = {}
+    op_names: dict[str, tuple[int, int] | None] = {}  # None: on several instructions
     repeated: set[str] = set()
     line, counted = 1, 0
     for match in _HLO_INSTRUCTION.finditer(text):
@@ -504,10 +507,25 @@ def _hlo_instruction_positions(text: str) -> dict[str, tuple[int, int]]:
         key = match.group(3)
         if key in positions:
             repeated.add(_NUMBERED.sub("", key))
-        positions[key] = (line, len(match.group(1)) + 1)
+        position = positions[key] = (line, len(match.group(1)) + 1)
+        end = text.find("\n", match.end())
+        metadata = _OP_NAME.search(text, match.end(), len(text) if end < 0 else end)
+        if metadata is not None:
+            op_name = metadata.group(1)
+            op_names[op_name] = None if op_name in op_names else position
     if repeated:
         positions = {k: v for k, v in positions.items() if _NUMBERED.sub("", k) not in repeated}
+    for op_name, position in op_names.items():
+        if position is None or positions.get(op_name, position) != position:
+            positions.pop(op_name, None)  # a name that could be either: neither
+        else:
+            positions[op_name] = position
     return positions
+
+
+# the op_name of an instruction's metadata: XLA's importer names the op after it instead
+# of the instruction (loc("jit(f)/dot_general"(...source positions...)))
+_OP_NAME = re.compile(r'metadata=\{[^\n]*?\bop_name="([^"\\\n]*)"')
 
 
 _NUMBERED = re.compile(r"\.\d+$")

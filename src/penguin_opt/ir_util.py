@@ -14,7 +14,7 @@ if TYPE_CHECKING:  # the rewrite module is imported where used
     from ._compat import rewrite
 
 _LOC = re.compile(r'"([^"]*)":(\d+):(\d+)')  # the first file location, wherever nested
-_NAME = re.compile(r'"([^"\\]*)"')  # the first name location, wherever nested
+_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"(:\d)?')  # a quoted name; group 2: a file's
 
 
 def string_value(attr: ir.Attribute) -> str:
@@ -152,6 +152,15 @@ def release_named_positions(source: str) -> None:
     _NAMED_SOURCES.pop(source, None)
 
 
+def location_name(loc_text: str) -> str | None:
+    """The first name of a location's text that names no file (``loc("add.3")``, the
+    ``"jit(f)/add"`` of ``loc("jit(f)/add"("x.py":3:4))``), wherever nested."""
+    for match in _STRING.finditer(loc_text):
+        if match.group(2) is None:
+            return match.group(1)
+    return None
+
+
 def named_position(source: str, name: str) -> tuple[int, int] | None:
     """(line, column) of the op named ``name`` in ``source`` (see
     :func:`register_named_positions`), if known. A path of names (``call.1/add.3``: XLA's
@@ -165,6 +174,8 @@ def named_position(source: str, name: str) -> tuple[int, int] | None:
             return None
         known.positions, known.compute = known.compute(), None
     positions = known.positions
+    if name in positions:  # an instruction, or a metadata op_name ("jit(f)/add")
+        return positions[name]
     if "/" in name:
         path = name.split("/")
         return positions.get(path[-1]) if all(p in positions for p in path) else None

@@ -43,17 +43,19 @@ class Diagnostic:
 
 def location_triple_text(loc_text: str, default_file: str = "-") -> str | None:
     """``file:line:col`` of a location's text; MLIR's nameless buffer ``-`` -> default_file;
-    a location of names only (``loc("add.3")``, inlined: ``loc(callsite("add.3" at
-    "call.1"))``) at its first name's position in ``default_file`` when the input was HLO
-    text (see ``ir_util.register_named_positions``)."""
-    from ..ir_util import _LOC, _NAME, named_position
+    a location named after an HLO instruction (``loc("add.3")``, inlined:
+    ``loc(callsite("add.3" at "call.1"))``, or after its metadata's op_name, with the
+    Python source positions inside) at that instruction's position in ``default_file``
+    when the input was HLO text (see ``ir_util.register_named_positions``), else at its
+    first file position."""
+    from ..ir_util import _LOC, location_name, named_position
 
+    name = location_name(loc_text)  # an HLO text's instruction first: its own position
+    position = None if name is None else named_position(default_file, name)
+    if position is not None:
+        return f"{default_file}:{position[0]}:{position[1]}"
     match = _LOC.search(loc_text)
     if match is None:
-        name = _NAME.search(loc_text)
-        position = None if name is None else named_position(default_file, name.group(1))
-        if position is not None:
-            return f"{default_file}:{position[0]}:{position[1]}"
         return None
     file = default_file if match.group(1) in ("-", "") else _unescaped(match.group(1))
     if match.group(2) == "0":  # MLIR's "no position" (e.g. a bytecode buffer): the file only
