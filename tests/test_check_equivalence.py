@@ -690,6 +690,38 @@ def test_auto_on_xla_compares_bit_exact_rewrites_bit_for_bit(monkeypatch, capsys
     assert "the interpreter decided" in err
 
 
+@pytest.mark.parametrize("large", [False, True])
+def test_xla_alone_compares_bit_exact_rewrites_at_the_rounding_tolerance(
+    monkeypatch, capsys, large
+):
+    """Where the interpreter cannot run the program, XLA's bitwise difference on a
+    bit-exact rewrite is its own compilation's (a conv of a pad against one with
+    lhs_dilation, outside tester D: a mismatch at 2.9e-6, no output written): compared
+    again at the rounding tolerance. A difference beyond it stays a mismatch. Both ways
+    XLA decides alone: a small program the interpreter cannot run, a large one whose XLA
+    difference the interpreter cannot re-decide."""
+    from penguin_opt import equivalence
+    from penguin_opt.check_cli import run_check
+
+    def no_interpreter(text, inputs):
+        raise NotCheckable("the interpreter oracle aborted the process (LLVM ERROR: ...)")
+
+    monkeypatch.setattr(equivalence, "interpret", no_interpreter)
+    if large:
+        monkeypatch.setattr(equivalence, "AUTO_XLA_WORK", 0)
+    nudged = ADD.replace(
+        "return %0",
+        "%c = stablehlo.constant dense<1.00000012> : tensor<4xf32>\n"
+        "  %1 = stablehlo.multiply %0, %c : tensor<4xf32>\n  return %1",
+    )  # one ulp up: XLA's own rounding could do that
+    assert run_check(ADD, nudged, check_args(), exact=True, resize_mode="mean") == 0
+    err = capsys.readouterr().err
+    assert "XLA's results differ bit-wise" in err, err
+    assert "compared at the rounding tolerance" in err, err
+    wrong = nudged.replace("1.00000012", "1.01")
+    assert run_check(ADD, wrong, check_args(), exact=True, resize_mode="mean") == 3
+
+
 def test_auto_falls_back_to_the_interpreter_when_xla_cannot_run_a_large_program(monkeypatch):
     from penguin_opt import equivalence
 

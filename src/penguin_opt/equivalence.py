@@ -1133,6 +1133,7 @@ def check(
     timeout: float = DEFAULT_TIMEOUT,
     progress: Callable[[str], None] | None = None,
     dynamic_dim_size: int | None = None,
+    exact: bool = False,
 ) -> Report:
     """Compare ``before`` and ``after`` (MLIR texts) on ``trials`` seeded random inputs
     (or on the given input sets). ``oracle``: "interpreter", "xla", "both", or "auto"
@@ -1146,7 +1147,11 @@ def check(
     ``PROGRESS_EVERY`` seconds, from a timer thread that ends before ``check`` returns;
     None (the default): no thread, no lines. A program whose @main takes dynamically shaped
     arguments is specialized first: each dynamic dimension takes its size from the first
-    input set (``inputs``) or is ``dynamic_dim_size`` (see ``_specialize``)."""
+    input set (``inputs``) or is ``dynamic_dim_size`` (see ``_specialize``). ``exact``
+    (with ``rtol`` and ``atol`` None): the rewrites are bit-exact, so outputs compare bit
+    for bit; where XLA alone decides (the interpreter cannot run the program) a bitwise
+    difference is compared again at the derived tolerance, as XLA may compile two
+    equivalent programs into different summation orders."""
     _validate(
         seed=seed,
         trials=trials,
@@ -1175,6 +1180,7 @@ def check(
                 inputs,
                 resize_mode,
                 dynamic_dim_size,
+                exact and rtol is None and atol is None,
             )
         finally:
             _PROGRESS.reset(tokens[1])
@@ -1216,6 +1222,7 @@ def _check(
     inputs: list[list[np.ndarray]] | None,
     resize_mode: str,
     dynamic_dim_size: int | None,
+    bitwise: bool = False,
 ) -> Report:
     (
         (sig_before, keys, dyn_before, res_before, elements),
@@ -1259,15 +1266,17 @@ def _check(
         terms = max(p.terms for p in profiles)
         operand_eps = max(p.operand_eps for p in profiles)
 
-    def run(name: str) -> Report:
+    def run(name: str, *, tolerant: bool = False) -> Report:
+        """``tolerant``: at the given (or derived) tolerance even when ``bitwise``."""
+        exactly = bitwise and not tolerant
         return _check_with(
             name,
             before,
             after,
             keys,
             input_sets,
-            rtol,
-            atol,
+            0.0 if exactly else rtol,
+            0.0 if exactly else atol,
             (terms, operand_eps),
             resize_mode,
             dynamic,
@@ -1275,7 +1284,7 @@ def _check(
         )
 
     if oracle == "auto":
-        report = _check_auto(run, max(p.work for p in profiles))
+        report = _check_auto(run, max(p.work for p in profiles), bitwise)
     else:
         report = _check_oracles(run, oracle)
     if refine:
@@ -1332,17 +1341,18 @@ def _other_oracle(
     return report
 
 
-def _check_auto(run: Callable[[str], Report], work: int) -> Report:
+def _check_auto(run: Callable[..., Report], work: int, bitwise: bool = False) -> Report:
     """``oracle="auto"``: the interpreter, or XLA for a program of more than
     ``AUTO_XLA_WORK`` element operations; the other oracle when the first cannot run the
     program; and a difference XLA finds is checked again on the interpreter, whose verdict
     is the one reported (XLA may compute a program and its folded twin differently), unless
-    the interpreter cannot run it either."""
+    the interpreter cannot run it either (then see ``_xla_alone``)."""
     if work <= AUTO_XLA_WORK:
         try:
             return run("interpreter")
         except NotCheckable as err:
-            return _other_oracle(run, "interpreter", err, "interpreter")
+            report = _other_oracle(run, "interpreter", err, "interpreter")
+            return _xla_alone(run, report) if bitwise and report.oracle == "xla" else report
     why = f"auto: XLA for {work:.2g} element operations (more than {AUTO_XLA_WORK:,})"
     try:
         report = run("xla")
@@ -1359,11 +1369,30 @@ def _check_auto(run: Callable[[str], Report], work: int) -> Report:
         report.note = _joined(
             f"{why} found a difference; the interpreter could not check it ({err})", report.note
         )
-        return report
+        return _xla_alone(run, report) if bitwise else report
     confirmed.note = _joined(
         f"{why} found a difference (max abs {worst:.3g}); the interpreter decided", confirmed.note
     )
     return confirmed
+
+
+def _xla_alone(run: Callable[..., Report], report: Report) -> Report:
+    """XLA's bit-for-bit verdict on bit-exact rewrites when the interpreter cannot decide:
+    a difference may be XLA's own (a convolution of a pad and one with lhs_dilation are
+    compiled into other summation orders), so it is compared again at the rounding
+    tolerance, and the note says so; a difference beyond it stays a mismatch."""
+    if report.ok or report.problem:
+        return report
+    worst = max(o.max_abs for o in report.outputs if not o.ok)
+    _tick().status("XLA found a bitwise difference: comparing at the rounding tolerance")
+    again = run("xla", tolerant=True)
+    why = (
+        f"XLA's results differ bit-wise (max abs {worst:.3g}) and no oracle can compare "
+        "them bit for bit: compared at the rounding tolerance (XLA may compile two "
+        "equivalent programs into other summation orders)"
+    )
+    again.note = _joined(_joined(report.note, why), again.note)
+    return again
 
 
 def _check_inputs(arrays: Sequence[np.ndarray], signature: Sequence[ArgSpec]) -> None:
