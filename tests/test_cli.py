@@ -622,3 +622,30 @@ def test_version_falls_back_to_stderr_when_stdout_fails():
         )
     assert proc.returncode == 0, proc.stderr
     assert b"internal error" not in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("pipeline", "says"),
+    [
+        ("canonicalize-for-penguin", "its pass is stablehlo-canonicalize-for-penguin"),
+        ("canonicalize-conv", "its pass is stablehlo-canonicalize-conv"),
+        (
+            "stablehlo-legalize-to-hlo,stablehlo-canonicalize-for-penguin",
+            "rewrites StableHLO ops and this program is MHLO ('mhlo.",
+        ),
+    ],
+)
+def test_a_pass_of_the_other_dialect_warns_once(tmp_path, pipeline, says):
+    """An MHLO pass on StableHLO (or the reverse) matched nothing and said nothing
+    (outside testers D and E): one warning naming the twin pass; the output is what the
+    pipeline gives, exit 0. The right pass with nothing to do says nothing."""
+    out = tmp_path / "out.mlir"
+    proc = penguin_opt(EXAMPLE, "-p", pipeline, "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stderr.decode().splitlines()
+    assert len(lines) == 1, lines
+    assert ": warning: " in lines[0], lines
+    assert says in lines[0], lines
+    quiet = penguin_opt(EXAMPLE, "-p", "stablehlo-canonicalize-conv", "-o", out)  # no conv
+    assert quiet.returncode == 0, quiet.stderr
+    assert quiet.stderr == b"", quiet.stderr

@@ -94,6 +94,34 @@ class PassError(Exception):
         return f"{where}: {self.diagnostic.message}" if where else self.diagnostic.message
 
 
+def warn_if_other_dialect(
+    functions: list[ir.Operation], prefix: str, pass_name: str, state: RunState
+) -> None:
+    """A pass that found none of its ops: one warning when the program is of the other
+    dialect (the first op of either at the top level of its functions tells), since the
+    pass then silently does nothing (as mlir-opt's would), where its twin would not."""
+    other = "mhlo" if prefix == "stablehlo" else "stablehlo"
+    for function in functions:
+        for op in function.regions[0].blocks[0].operations:
+            dialect = op.operation.name.partition(".")[0]
+            if dialect == prefix:
+                return
+            if dialect == other:
+                twin = (
+                    pass_name.removeprefix("stablehlo-")
+                    if pass_name.startswith("stablehlo-")
+                    else f"stablehlo-{pass_name}"
+                )
+                state.emit(
+                    Severity.WARNING,
+                    op.operation,
+                    f"{pass_name} rewrites {prefix.upper() if prefix == 'mhlo' else 'StableHLO'}"
+                    f" ops and this program is {other.upper() if other == 'mhlo' else 'StableHLO'}"
+                    f" ('{op.operation.name}'): nothing to do; its pass is {twin}",
+                )
+                return
+
+
 def op_error(op: ir.Operation, message: str) -> PassError:
     """The error MLIR's ``op->emitOpError(message)`` produces, at the op's location."""
     return PassError(Diagnostic(Severity.ERROR, f"'{op.name}' op {message}", str(op.location)))
@@ -265,4 +293,5 @@ __all__ = [
     "location_triple",
     "op_error",
     "option",
+    "warn_if_other_dialect",
 ]

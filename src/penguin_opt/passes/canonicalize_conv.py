@@ -47,7 +47,7 @@ from ..ir_util import (
     static_shape,
 )
 from ..penguin_sort import is_penguin_sort
-from .base import ModulePass, RunState, op_error, option
+from .base import ModulePass, RunState, op_error, option, warn_if_other_dialect
 from .rewriter import Rewriter
 from .sweep import Sweep, collect
 
@@ -887,6 +887,8 @@ class CanonicalizeConv(ModulePass):
         # rejects counts as skipped, with the gate's reason, by every rewriter.
         eligible = []
         convs, state.penguin_sorts = _convolutions_and_penguin_sorts(functions(module), d)
+        if not convs:
+            warn_if_other_dialect(functions(module), d.prefix, self.name, state)
         for conv in convs:
             try:  # every attribute, read once: the geometry's and the rewrites'
                 attributes = attrs_of(conv)

@@ -15,7 +15,15 @@ from jaxlib.mlir import ir
 
 from ..dialect import MHLO, STABLEHLO, Dialect
 from ..ir_util import entry_function, functions, symbol_name
-from .base import Diagnostic, ModulePass, PassError, RunState, Severity, option
+from .base import (
+    Diagnostic,
+    ModulePass,
+    PassError,
+    RunState,
+    Severity,
+    option,
+    warn_if_other_dialect,
+)
 from .penguin_rewriters import (
     CanonicalizeTupleOp,
     FuseIotaSort,
@@ -87,6 +95,8 @@ class CanonicalizeForPenguin(ModulePass):
         rewriters = self.rewriters()
         d = self.dialect
         worklists = collect(functions, {d.op(r.root) for r in rewriters if r.root})
+        if not any(worklists.values()):
+            warn_if_other_dialect(functions, d.prefix, self.name, state)
         return functions, rewriters, Sweep(d, self.name, state, worklists)
 
 
