@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import penguin_opt
+from penguin_opt.convert_math import NO_INF_OR_NAN
 from penguin_opt.elements import DTYPES, make_elements
 from penguin_opt.equivalence import check
 
@@ -164,8 +165,11 @@ def test_convert_fold_matches_interpreter(src, dst, seed, dialect):
     pass_name = f"{'stablehlo-' if dialect == 'stablehlo' else ''}canonicalize-for-penguin"
     after, result = _run(text, pass_name)
     stats = result.statistics[pass_name]["replaceConvertsWithConstants"]
-    if stats.rewritten == 0:
-        assert stats.skipped == {"unsupported-element-type": 1}
+    if stats.rewritten == 0:  # (executors differ on some values of types without inf/NaN)
+        (reason,) = stats.skipped
+        assert reason in ("unsupported-element-type", "element-type-semantics-vary"), reason
+        if reason == "element-type-semantics-vary":
+            assert {src, dst} & NO_INF_OR_NAN, (src, dst)
         return
     report = check(text, after)
     assert report.ok, report.table()

@@ -500,3 +500,29 @@ def test_split_input_file_reports_each_chunk_and_exits_5_in_error_mode(tmp_path)
     src.write_text(SPLIT_CHUNKS)
     unexpected = run("--penguin-readiness", "--verify-diagnostics")
     assert unexpected.returncode == 1  # the finding was not expected
+
+
+def test_resize_reasons_are_the_rewriters_own():
+    """Readiness restated the rewriter's legality and went stale when an empty batch
+    began to lower (a review): the two share one function now. An empty batch is
+    lowered (and has no mean hazard: no element), factor 0 is skipped, 8 -> 3 refused."""
+
+    def resize(grad: str, result: str) -> str:
+        return (
+            f"func.func @main(%g: tensor<{grad}xf32>) -> tensor<{result}xf32> {{\n"
+            f"  %r = stablehlo.custom_call @ResizeNearestGrad(%g) : (tensor<{grad}xf32>) -> "
+            f"tensor<{result}xf32>\n  return %r : tensor<{result}xf32>\n}}\n"
+        )
+
+    found, _ = report(resize("0x8", "0x4"), "cse")
+    assert [f.message.split("(")[1].split(":")[0] for f in found if not f.hazard] == [
+        "lowerResizeNearestGrad lowers it"
+    ]
+    assert not [f for f in found if f.hazard]
+    found, _ = report(resize("0x8", "1x4"), "stablehlo-canonicalize-for-penguin")
+    (left,) = found
+    assert "lowerResizeNearestGrad skips a factor of 0" in left.message, left.message
+    found, _ = report(resize("1x8", "1x3"), "cse")
+    assert "lowerResizeNearestGrad refuses it: output dim 8 is not an integral multiple" in (
+        found[0].message
+    )

@@ -75,6 +75,7 @@ from __future__ import annotations
 
 import functools
 import math
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -82,7 +83,24 @@ import numpy as np
 
 from .elements import DTYPES
 
-__all__ = ["convert_array"]
+__all__ = ["NO_INF_OR_NAN", "convert_array", "differing", "executors_agree"]
+
+# Float types without an inf or a NaN (or both), where a convert of an inf, a NaN or a
+# value beyond the range is each executor's choice: the reference interpreter and XLA
+# CPU differ on some (inf -> f4E2M1FN: 0 against 6; 0.0 -> f8E8M0FNU: 2^-127 against
+# NaN), so replaceConvertsWithConstants folds such a convert only where they agree.
+NO_INF_OR_NAN = frozenset(
+    (
+        "f4E2M1FN",
+        "f6E2M3FN",
+        "f6E3M2FN",
+        "f8E4M3FN",
+        "f8E4M3FNUZ",
+        "f8E5M2FNUZ",
+        "f8E4M3B11FNUZ",
+        "f8E8M0FNU",
+    )
+)
 
 
 @dataclass(frozen=True)
@@ -747,3 +765,38 @@ def convert_array(values: np.ndarray, src_key: str, dst_key: str) -> np.ndarray:
             if out is None:
                 out = _exact_convert(flat, src_key, dst_key)
     return out if out.shape == arr.shape else out.reshape(arr.shape)
+
+
+def differing(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Where two arrays of one dtype differ: integers and bools by value, floats and
+    complex numbers by their bits, except that a NaN equals a NaN (its payload is not a
+    value any program can rely on; XLA normalizes it)."""
+    if a.dtype.kind in "biu":
+        return a != b
+    width = a.dtype.itemsize
+    if a.dtype.kind == "c":  # both parts, each as a float of half the width
+        half = np.dtype(f"f{width // 2}")
+        pa, pb = a.view(half).reshape(*a.shape, 2), b.view(half).reshape(*b.shape, 2)
+        return differing(pa, pb).any(axis=-1)
+    bits = np.dtype(f"u{width}")
+    mask = a.view(bits) != b.view(bits)
+    if mask.any():
+        with np.errstate(invalid="ignore"):
+            both_nan = np.isnan(a.astype(np.float64)) & np.isnan(b.astype(np.float64))
+        mask &= ~both_nan
+    return mask
+
+
+def executors_agree(values: np.ndarray, folded: np.ndarray) -> bool:
+    """Whether ``folded`` (``convert_array``: the reference interpreter's convert of
+    ``values``) is what XLA CPU computes too (ml_dtypes' cast, through f32 where ml_dtypes
+    has no direct one: exact for the narrow types that lack it) in every element, NaNs
+    equal. For f8E8M0FNU (no zero, no sign, 0xff its NaN) the two differ on a zero, a
+    negative and the NaN (0.0 -> 2^-127 against NaN, 0xff -> inf against NaN)."""
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)  # (the real part)
+        try:
+            plain = values.astype(folded.dtype)
+        except TypeError:
+            plain = values.astype(np.float32).astype(folded.dtype)
+    return not differing(plain, folded).any()

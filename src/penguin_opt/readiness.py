@@ -57,7 +57,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from ._compat import E8M0_CONVERTS_AS_MODELLED
-from .convert_math import convert_array
+from .convert_math import convert_array, differing
 from .dialect import MHLO, STABLEHLO
 from .elements import DTYPES, UnsupportedElementType, constant_value, is_float_key, type_key
 from .ir_util import (
@@ -582,23 +582,26 @@ def _is_zero_sized(t: ir.Type) -> bool:
 
 def _resize_left_because(op: ir.Operation, mode: str) -> str | None:
     """Why lowerResizeNearestGrad leaves (or refuses) ``op``; None if it lowers it."""
+    from .passes.penguin_rewriters import Unsupported, resize_factors
+
     if len(op.operands) != 1:
         return "lowerResizeNearestGrad refuses it: only one operand allowed"
     if len(op.results) != 1:
         return "lowerResizeNearestGrad refuses it: only one output allowed"
-    grad_type, result_type = op.operands[0].type, op.results[0].type
-    if not all(isinstance(t, ir.RankedTensorType) for t in (grad_type, result_type)):
-        return "lowerResizeNearestGrad skips an unranked shape"
-    grad, result = ir.RankedTensorType(grad_type), ir.RankedTensorType(result_type)
-    if grad.rank != result.rank:
-        return "lowerResizeNearestGrad refuses it: input and output have different rank"
-    if not (grad.has_static_shape and result.has_static_shape):
-        return "lowerResizeNearestGrad skips a dynamic shape"
-    if any(i == 0 or o % i for o, i in zip(grad.shape, result.shape, strict=True)):
-        return "lowerResizeNearestGrad refuses it: an output dim is not an integral multiple"
-    if mode == "mean" and not is_float_key(type_key(grad.element_type)):
-        return "lowerResizeNearestGrad skips the mean of a non-float gradient"
+    verdict = resize_factors(op.operands[0].type, op.results[0].type, mode)
+    if isinstance(verdict, Unsupported):
+        return f"lowerResizeNearestGrad refuses it: {verdict.message.partition(': ')[2]}"
+    if isinstance(verdict, str):
+        return f"lowerResizeNearestGrad skips {_RESIZE_SKIPS.get(verdict, verdict)}"
     return None
+
+
+_RESIZE_SKIPS = {  # lowerResizeNearestGrad's skip reasons as readiness says them
+    "unranked": "an unranked shape",
+    "dynamic-shape": "a dynamic shape",
+    "mean-of-non-float": "the mean of a non-float gradient",
+    "empty-window": "a factor of 0 (an empty gradient dim under a non-empty result dim)",
+}
 
 
 def _stride_skip_reason(op: ir.Operation, prefix: str) -> str | None:
@@ -769,14 +772,15 @@ def _hazards(before: ir.Operation, name: str, facts: _PipelineFacts) -> list[Fin
 def _resize_mean_hazard(op: ir.Operation, facts: _PipelineFacts) -> str | None:
     """The hazard of a ResizeNearestGrad the seed lowers to the window mean: one with a
     window volume above 1 and a float gradient (the seed's legality holds)."""
+    from .passes.penguin_rewriters import resize_factors
+
     if _target(op) != "ResizeNearestGrad" or _resize_left_because(op, "mean") is not None:
         return None
-    grad = ir.RankedTensorType(op.operands[0].type)
-    result = ir.RankedTensorType(op.results[0].type)
-    scale = [o // i for o, i in zip(grad.shape, result.shape, strict=True)]
+    scale = resize_factors(op.operands[0].type, op.results[0].type, "mean")
+    assert isinstance(scale, list)  # (lowered: its factors)
     volume = int(np.prod(scale, dtype=np.int64))
-    if volume <= 1:
-        return None  # the mean of one element is the element
+    if volume <= 1 or 0 in ir.RankedTensorType(op.results[0].type).shape:
+        return None  # the mean of one element is the element; an empty result has none
     factor = "x".join(str(s) for s in scale)
     if facts.resize_mode == "sum":
         ours = "; the pipeline's resize-nearest-grad-mode=sum lowers it to the window sum"
@@ -864,25 +868,12 @@ def literal_fold_differences(
         literal = literal_convert(flat, src_key, dst_key)
     except (ValueError, UnsupportedElementType):
         return None
-    hits = np.flatnonzero(_differ(exact, literal))
+    hits = np.flatnonzero(differing(exact, literal))
     if hits.size == 0:
         return None
     first = int(hits[0])
     count = values.size if splat else int(hits.size)
     return count, first, flat[first], exact[first], literal[first]
-
-
-def _differ(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    if a.dtype.kind in "biu":
-        return a != b
-    width = a.dtype.itemsize
-    bits = np.dtype(f"u{width}")
-    mask = a.view(bits) != b.view(bits)
-    if mask.any():
-        with np.errstate(invalid="ignore"):
-            both_nan = np.isnan(a.astype(np.float64)) & np.isnan(b.astype(np.float64))
-        mask &= ~both_nan
-    return mask
 
 
 def _fmt(x: np.generic) -> str:

@@ -19,7 +19,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from .._compat import E8M0_CONVERTS_AS_MODELLED, op_id, rewrite
-from ..convert_math import convert_array
+from ..convert_math import NO_INF_OR_NAN, convert_array, executors_agree
 from ..dialect import Dialect, i64_matrix
 from ..elements import (
     DTYPES,
@@ -266,12 +266,12 @@ class ReplaceConvertsWithConstants(Rewriter):
                 if values.size > 1 and not any(values.strides):  # a splat: one element
                     source = values[(0,) * values.ndim].reshape(1)
                     one = convert_array(source, src_key, dst_key)
-                    if "f8E8M0FNU" in (src_key, dst_key) and not _executors_agree(source, one):
+                    if {src_key, dst_key} & NO_INF_OR_NAN and not executors_agree(source, one):
                         return "element-type-semantics-vary"
                     folded = splat_view(one, values.shape)
                 else:
                     folded = convert_array(values, src_key, dst_key)
-                    if "f8E8M0FNU" in (src_key, dst_key) and not _executors_agree(values, folded):
+                    if {src_key, dst_key} & NO_INF_OR_NAN and not executors_agree(values, folded):
                         return "element-type-semantics-vary"
             except (UnsupportedElementType, ValueError):
                 return "unsupported-element-type"
@@ -281,22 +281,6 @@ class ReplaceConvertsWithConstants(Rewriter):
         cst = sweep.constant(attr, before=op, type=result_type)
         sweep.replace(op, [cst.result])
         return None
-
-
-def _executors_agree(values: np.ndarray, folded: np.ndarray) -> bool:
-    """Whether a convert to or from f8E8M0FNU (no zero, no sign, 0xff its NaN) folds, in
-    every element, to what XLA CPU computes (ml_dtypes' cast) as well as to the reference
-    interpreter's value: they differ on a zero, a negative, an inexact value and the NaN
-    (0.0 -> 2^-127 against NaN, 0xff -> inf against NaN), and a fold picks one of them;
-    NaNs are equal whatever their payload."""
-    with np.errstate(all="ignore"):
-        plain = values.astype(folded.dtype)
-    if plain.dtype.kind in "iub":
-        return bool(np.array_equal(plain, folded))
-    wide_plain, wide_folded = plain.astype(np.float64), folded.astype(np.float64)
-    return bool(np.array_equal(wide_plain, wide_folded, equal_nan=True)) and bool(
-        np.array_equal(np.signbit(wide_plain), np.signbit(wide_folded))
-    )
 
 
 _INVALID_CONFIG_BYTE = re.compile(rb'[^A-Za-z0-9"]')
@@ -394,7 +378,7 @@ class LowerResizeNearestGrad(Rewriter):
             plan = sweep.memo[key] = self._plan(grad.type, result_type, sweep.dialect)
         if isinstance(plan, str):
             return plan
-        if isinstance(plan, _Unsupported):
+        if isinstance(plan, Unsupported):
             raise op_error(op, plan.message)
         at = (op.location, ir.InsertionPoint(op))  # every new op: right before op, at its loc
         zero = sweep.constant(plan.zero, before=op, type=plan.scalar, at=at)
@@ -429,33 +413,15 @@ class LowerResizeNearestGrad(Rewriter):
 
     def _plan(
         self, grad_type: ir.Type, result_type: ir.Type, d: Dialect
-    ) -> _ResizePlan | _Unsupported | str:
+    ) -> _ResizePlan | Unsupported | str:
         """What lowering a ResizeNearestGrad from ``grad_type`` to ``result_type`` takes
         (depends on the two types alone): its attributes, or the error to raise at the op,
         or why it is skipped."""
-        if not all(isinstance(t, ir.RankedTensorType) for t in (grad_type, result_type)):
-            return "unranked"
+        scale = resize_factors(grad_type, result_type, self.mode)
+        if not isinstance(scale, list):
+            return scale
         grad, result = ir.RankedTensorType(grad_type), ir.RankedTensorType(result_type)
-        if grad.rank != result.rank:
-            return _Unsupported("ResizeNearestGrad: input and output have different rank")
-        if not (grad.has_static_shape and result.has_static_shape):
-            return "dynamic-shape"
-        scale = []
-        for out_dim, in_dim in zip(grad.shape, result.shape, strict=True):
-            if in_dim == out_dim == 0:  # 0 = 1 x 0: an empty window row of an empty result
-                scale.append(1)
-                continue
-            if out_dim == 0:  # factor 0: a window of nothing for each of in_dim results
-                return "empty-window"
-            if in_dim == 0 or out_dim % in_dim != 0:
-                return _Unsupported(
-                    f"ResizeNearestGrad: output dim {out_dim:,} is not an integral multiple "
-                    f"of input dim {out_dim:,}, which is unsupported"
-                )
-            scale.append(out_dim // in_dim)
         element = grad.element_type
-        if self.mode == "mean" and not is_float_key(type_key(element)):
-            return "mean-of-non-float"
         dtype = dtype_of(element)
         scalar = ir.RankedTensorType.get([], element)
         rank = grad.rank
@@ -479,6 +445,38 @@ class LowerResizeNearestGrad(Rewriter):
         )
 
 
+def resize_factors(
+    grad_type: ir.Type, result_type: ir.Type, mode: str
+) -> list[int] | str | Unsupported:
+    """lowerResizeNearestGrad's legality for a ``grad_type`` -> ``result_type`` call (after
+    its operand and result counts): the factor of each dimension, or why not: a skip
+    reason, or the seed's error (:class:`Unsupported`). One place for the rewriter and
+    for readiness, which says why a call was left."""
+    if not all(isinstance(t, ir.RankedTensorType) for t in (grad_type, result_type)):
+        return "unranked"
+    grad, result = ir.RankedTensorType(grad_type), ir.RankedTensorType(result_type)
+    if grad.rank != result.rank:
+        return Unsupported("ResizeNearestGrad: input and output have different rank")
+    if not (grad.has_static_shape and result.has_static_shape):
+        return "dynamic-shape"
+    scale = []
+    for out_dim, in_dim in zip(grad.shape, result.shape, strict=True):
+        if in_dim == out_dim == 0:  # 0 = 1 x 0: an empty window row of an empty result
+            scale.append(1)
+            continue
+        if out_dim == 0:  # factor 0: a window of nothing for each of in_dim results
+            return "empty-window"
+        if in_dim == 0 or out_dim % in_dim != 0:
+            return Unsupported(
+                f"ResizeNearestGrad: output dim {out_dim:,} is not an integral multiple "
+                f"of input dim {out_dim:,}, which is unsupported"
+            )
+        scale.append(out_dim // in_dim)
+    if mode == "mean" and not is_float_key(type_key(grad.element_type)):
+        return "mean-of-non-float"
+    return scale
+
+
 @dataclass(frozen=True)
 class _ResizePlan:
     """The attributes and types of one ResizeNearestGrad lowering (per type pair)."""
@@ -491,7 +489,7 @@ class _ResizePlan:
 
 
 @dataclass(frozen=True)
-class _Unsupported:
+class Unsupported:
     """A legality failure: the seed's error text, raised at the op."""
 
     message: str
@@ -933,5 +931,7 @@ __all__ = [
     "ReplaceConvertsWithConstants",
     "ReplaceGetDimensionSize",
     "ReplaceInvalidBackendConfigs",
+    "Unsupported",
     "broadcast_in_dim",
+    "resize_factors",
 ]
