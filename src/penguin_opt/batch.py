@@ -303,7 +303,7 @@ def run_job(job: Job, args: argparse.Namespace) -> dict:
 
     Runs in a worker process: nothing is printed (diagnostics and the check's report go
     into the record)."""
-    from .cli import _error_line, _only_exact_rewrites, _resize_mode, _run_one
+    from .cli import _error_line, _only_exact_rewrites, _resize_mode, _run_one, _xla_reorders
     from .formats import graph_format_error, programs_in
     from .io import Source, read_source, write_output
     from .passes.base import RunState
@@ -347,9 +347,9 @@ def run_job(job: Job, args: argparse.Namespace) -> dict:
         record.status, record.error = "error", _naming(job.label, _error_line(err, job.label))
         output = None
     record.statistics = state.statistics_dict()
-    record.diagnostics = [
-        *(str(w.message) for w in caught),
-        *(d.render(job.label) for d in state.diagnostics),
+    record.diagnostics = [  # each names the program (a location may name a .py file)
+        *(_naming(job.label, str(w.message)) for w in caught),
+        *(_naming(job.label, d.render(job.label)) for d in state.diagnostics),
     ]
     if args.penguin_readiness:
         record.readiness = [f.to_dict() for f in state.findings]
@@ -360,7 +360,8 @@ def run_job(job: Job, args: argparse.Namespace) -> dict:
         record.remark_lines = _remark_lines(args, state)
     record.ops_before, record.ops_after = counts.get("before"), counts.get("after")
     if output is not None and args.check_equivalence:
-        _check(record, texts, args, _only_exact_rewrites(state), _resize_mode(pipeline), job.label)
+        exact = _only_exact_rewrites(state), _xla_reorders(state)
+        _check(record, texts, args, exact, _resize_mode(pipeline), job.label)
     if output is not None and record.status == "ok":
         try:
             os.makedirs(os.path.dirname(job.output) or ".", exist_ok=True)
@@ -424,7 +425,7 @@ def _check(
     record: Record,
     texts: list[str],
     args: argparse.Namespace,
-    exact: bool,
+    exact: tuple[bool, bool],
     resize_mode: str,
     name: str,
 ) -> None:
@@ -435,7 +436,13 @@ def _check(
     buffer = io.StringIO()
     with contextlib.redirect_stderr(buffer):
         code = run_check(
-            texts[0], texts[1], args, exact=exact, resize_mode=resize_mode, progress=False
+            texts[0],
+            texts[1],
+            args,
+            exact=exact[0],
+            xla_reorders=exact[1],
+            resize_mode=resize_mode,
+            progress=False,
         )
     lines = [line for line in buffer.getvalue().splitlines() if line.strip()]
     result = {EXIT_OK: "match", EXIT_MISMATCH: "mismatch", EXIT_NOT_CHECKABLE: "not-checkable"}.get(

@@ -42,6 +42,7 @@ def run_check(
     exact: bool,
     resize_mode: str,
     progress: bool | Callable[[str], None] = True,
+    xla_reorders: bool = False,
 ) -> int:
     """Check and print the report; returns an exit code (0, 3 or 4). ``progress``: True
     prints ``equivalence: checking with ...: trial 1/2 (before), 12 s`` lines to stderr
@@ -66,6 +67,7 @@ def run_check(
             rtol=args.rtol,
             atol=args.atol,
             exact=bitwise,
+            exact_on_xla=not xla_reorders,
             oracle=args.oracle,
             inputs=inputs,
             resize_mode=args.resize_nearest_grad_mode or resize_mode,

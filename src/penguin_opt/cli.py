@@ -442,6 +442,7 @@ def _main(argv: list[str]) -> int:
             before[1],
             args,
             exact=_only_exact_rewrites(state),
+            xla_reorders=_xla_reorders(state),
             resize_mode=_resize_mode(pipeline),
         )
         if code != EXIT_OK:
@@ -463,10 +464,10 @@ def _checked_chunks(args: argparse.Namespace, inputs: list[str]) -> bool:
     program), into the -o directory."""
     if not (args.check_equivalence and args.split_input_file is not None and inputs != ["-"]):
         return False
-    if args.output in ("-", "/dev/stdout"):
-        raise UsageError(
+    if not (os.path.isdir(args.output) or args.output.endswith(os.sep)):
+        raise UsageError(  # (never a file name quietly made a directory)
             "--check-equivalence with --split-input-file checks each chunk as a program of "
-            "a batch: name an output directory with -o DIR"
+            "a batch: name an output directory with -o DIR/ (an existing one, or ending in /)"
         )
     return True
 
@@ -624,11 +625,22 @@ def _only_exact_rewrites(state: RunState) -> bool:
     """Whether no rewriter that re-associates arithmetic rewrote anything."""
     from .passes import REASSOCIATING
 
-    return not any(
+    return not _rewrote(state, REASSOCIATING)
+
+
+def _xla_reorders(state: RunState) -> bool:
+    """Whether a bit-exact rewriter XLA may compile into another order rewrote anything."""
+    from .passes import XLA_REORDERS
+
+    return _rewrote(state, XLA_REORDERS)
+
+
+def _rewrote(state: RunState, names: frozenset[str]) -> bool:
+    return any(
         st.rewritten
         for per in state.statistics.values()
         for name, st in per.items()
-        if name in REASSOCIATING
+        if name in names
     )
 
 
@@ -855,8 +867,9 @@ def _run_chunks(
 
     if args.check_equivalence:
         raise UsageError(
-            "--check-equivalence checks one program: it cannot be combined "
-            "with --split-input-file or --verify-diagnostics"
+            "--check-equivalence checks one program: it cannot be combined with "
+            "--verify-diagnostics, nor with --split-input-file on stdin (name the file and "
+            "an output directory, -o DIR/: each chunk is then a checked program of a batch)"
         )
     try:
         text = source.data.decode("utf-8")

@@ -108,10 +108,14 @@ class Report:
         return "\n".join(lines)
 
 
+_INTEGRAL_NAME = re.compile(r"u?int|bool")  # dtype names of integers and bools
+
+
 def _verdict(o: OutputReport) -> str:
     if o.rounding:
         return "ok in f64 (rounding)"
-    if not o.ok and o.max_abs == 0 and o.max_rel == 0:  # equal as numbers, not as bits
+    if not o.ok and o.max_abs == 0 and o.max_rel == 0 and not _INTEGRAL_NAME.match(o.dtype):
+        # equal as numbers, not as bits (an int64 beyond 2^53 is measured in f64)
         return "MISMATCH (bitwise: a zero's sign or a NaN's payload)"
     return "ok" if o.ok else "MISMATCH"
 
@@ -707,23 +711,46 @@ def random_inputs(signature: Iterable[ArgSpec], seed: int) -> list[np.ndarray]:
         raise NotCheckable("out of memory making the random inputs of @main") from None
 
 
-def _refuse_inputs_beyond_memory(signature: Sequence[ArgSpec]) -> None:
-    """NotCheckable when making @main's inputs would take more than half the machine's
-    memory (counted as the float64 draws they are made from): a check of such a program
-    cannot run here, and numpy would raise MemoryError or a dimension error, or the
-    kernel kill the process."""
-    elements = sum(math.prod(shape) for shape, _ in signature)
-    needed = 16 * elements  # a complex128 draw per element at the most
+def _refuse_inputs_beyond_memory(signature: Sequence[ArgSpec], trials: int = 1) -> None:
+    """NotCheckable when making @main's inputs for ``trials`` trials would take more than
+    half the memory this process may use (the machine's, or its cgroup's limit): each
+    trial's arrays, plus the float64 draws (complex: two, and their sum) the largest one
+    is made from. Such a check cannot run here, and numpy would raise MemoryError or a
+    dimension error, or the kernel kill the process."""
+    kept = transient = 0
+    elements = 0
+    for shape, key in signature:
+        count = math.prod(shape)
+        dtype = DTYPES.get(key)
+        itemsize = 16 if dtype is None else np.dtype(dtype).itemsize
+        elements += count
+        kept += count * itemsize
+        transient = max(transient, count * (48 if key.startswith("complex") else 16))
+    needed = trials * kept + transient
+    memory = _usable_memory()
+    if needed > memory // 2:
+        raise NotCheckable(
+            f"the inputs of @main hold {elements:,} elements: making them for {trials} "
+            f"trial{'s' * (trials != 1)} would take about {needed / 2**30:,.1f} GiB, more than "
+            f"half of the memory here ({memory / 2**30:,.1f} GiB)"
+        )
+
+
+def _usable_memory() -> int:
+    """Bytes of memory this process may use: the machine's, or less under a cgroup (v2)
+    limit."""
     try:
         memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (ValueError, OSError, AttributeError):
         memory = 1 << 34
-    if needed > memory // 2:
-        raise NotCheckable(
-            f"the inputs of @main hold {elements:,} elements: making them would take about "
-            f"{needed / 2**30:,.0f} GiB, more than half of this machine's memory "
-            f"({memory / 2**30:,.0f} GiB)"
-        )
+    try:
+        with open("/sys/fs/cgroup/memory.max") as f:
+            limit = f.read().strip()
+        if limit.isdigit():
+            memory = min(memory, int(limit))
+    except OSError:
+        pass
+    return memory
 
 
 def _random_arrays(signature: Sequence[ArgSpec], seed: int) -> list[np.ndarray]:
@@ -934,9 +961,21 @@ def compare_arrays(
             same = np.array_equal(a.astype(np.int64), b.astype(np.int64))
         else:
             same = a.tobytes() == b.tobytes()
+        if not same and a.dtype.kind in "iu" and a.dtype.itemsize == 8:
+            max_abs = _max_wide_int_difference(a, b)  # f64 would call 2^60 + 1 equal
         return max_abs, max_rel, bool(same)
     ok = same_special and bool(np.all(diff <= atol + rtol * scale))
     return max_abs, max_rel, ok
+
+
+def _max_wide_int_difference(a: np.ndarray, b: np.ndarray) -> float:
+    """The largest |a - b| of two 64-bit integer arrays, exactly (then as a float): the
+    values mapped in order onto uint64, where the larger minus the smaller cannot wrap."""
+    if a.dtype.kind == "i":
+        a = a.view(np.uint64) ^ np.uint64(1 << 63)
+        b = b.view(np.uint64) ^ np.uint64(1 << 63)
+    diff = np.where(a > b, a - b, b - a)
+    return float(diff.max()) if diff.size else 0.0
 
 
 def non_finite_introduced(before: np.ndarray, after: np.ndarray) -> np.ndarray:
@@ -1134,6 +1173,7 @@ def check(
     progress: Callable[[str], None] | None = None,
     dynamic_dim_size: int | None = None,
     exact: bool = False,
+    exact_on_xla: bool = True,
 ) -> Report:
     """Compare ``before`` and ``after`` (MLIR texts) on ``trials`` seeded random inputs
     (or on the given input sets). ``oracle``: "interpreter", "xla", "both", or "auto"
@@ -1149,9 +1189,10 @@ def check(
     arguments is specialized first: each dynamic dimension takes its size from the first
     input set (``inputs``) or is ``dynamic_dim_size`` (see ``_specialize``). ``exact``
     (with ``rtol`` and ``atol`` None): the rewrites are bit-exact, so outputs compare bit
-    for bit; where XLA alone decides (the interpreter cannot run the program) a bitwise
-    difference is compared again at the derived tolerance, as XLA may compile two
-    equivalent programs into different summation orders."""
+    for bit. ``exact_on_xla`` False: some of them XLA may compile into another summation
+    order (a convolution of a pad, ``passes.XLA_REORDERS``), so where XLA alone decides
+    (the interpreter cannot run the program) a bitwise difference is compared again at
+    the derived tolerance."""
     _validate(
         seed=seed,
         trials=trials,
@@ -1181,6 +1222,7 @@ def check(
                 resize_mode,
                 dynamic_dim_size,
                 exact and rtol is None and atol is None,
+                exact_on_xla,
             )
         finally:
             _PROGRESS.reset(tokens[1])
@@ -1223,6 +1265,7 @@ def _check(
     resize_mode: str,
     dynamic_dim_size: int | None,
     bitwise: bool = False,
+    exact_on_xla: bool = True,
 ) -> Report:
     (
         (sig_before, keys, dyn_before, res_before, elements),
@@ -1253,6 +1296,8 @@ def _check(
     refine = types if polymorphic else None
     # Specialized programs are run only when every type in @main is static (``_refine``).
     dynamic = [] if refine else dyn_before + dyn_after
+    if inputs is None:
+        _refuse_inputs_beyond_memory(sig, trials)
     input_sets = (
         inputs if inputs is not None else [random_inputs(sig, seed + t) for t in range(trials)]
     )
@@ -1284,7 +1329,7 @@ def _check(
         )
 
     if oracle == "auto":
-        report = _check_auto(run, max(p.work for p in profiles), bitwise)
+        report = _check_auto(run, max(p.work for p in profiles), bitwise and not exact_on_xla)
     else:
         report = _check_oracles(run, oracle)
     if refine:
@@ -1341,18 +1386,19 @@ def _other_oracle(
     return report
 
 
-def _check_auto(run: Callable[..., Report], work: int, bitwise: bool = False) -> Report:
+def _check_auto(run: Callable[..., Report], work: int, xla_reorders: bool = False) -> Report:
     """``oracle="auto"``: the interpreter, or XLA for a program of more than
     ``AUTO_XLA_WORK`` element operations; the other oracle when the first cannot run the
     program; and a difference XLA finds is checked again on the interpreter, whose verdict
     is the one reported (XLA may compute a program and its folded twin differently), unless
-    the interpreter cannot run it either (then see ``_xla_alone``)."""
+    the interpreter cannot run it either (then see ``_xla_alone``: ``xla_reorders``, bit
+    for bit after rewrites XLA may compile into another summation order)."""
     if work <= AUTO_XLA_WORK:
         try:
             return run("interpreter")
         except NotCheckable as err:
             report = _other_oracle(run, "interpreter", err, "interpreter")
-            return _xla_alone(run, report) if bitwise and report.oracle == "xla" else report
+            return _xla_alone(run, report) if xla_reorders and report.oracle == "xla" else report
     why = f"auto: XLA for {work:.2g} element operations (more than {AUTO_XLA_WORK:,})"
     try:
         report = run("xla")
@@ -1369,7 +1415,7 @@ def _check_auto(run: Callable[..., Report], work: int, bitwise: bool = False) ->
         report.note = _joined(
             f"{why} found a difference; the interpreter could not check it ({err})", report.note
         )
-        return _xla_alone(run, report) if bitwise else report
+        return _xla_alone(run, report) if xla_reorders else report
     confirmed.note = _joined(
         f"{why} found a difference (max abs {worst:.3g}); the interpreter decided", confirmed.note
     )
@@ -1377,10 +1423,11 @@ def _check_auto(run: Callable[..., Report], work: int, bitwise: bool = False) ->
 
 
 def _xla_alone(run: Callable[..., Report], report: Report) -> Report:
-    """XLA's bit-for-bit verdict on bit-exact rewrites when the interpreter cannot decide:
-    a difference may be XLA's own (a convolution of a pad and one with lhs_dilation are
-    compiled into other summation orders), so it is compared again at the rounding
-    tolerance, and the note says so; a difference beyond it stays a mismatch."""
+    """XLA's bit-for-bit verdict after bit-exact rewrites XLA may compile into another
+    summation order, when the interpreter cannot decide: a difference may be XLA's own (a
+    convolution of a pad and one with lhs_dilation), so it is compared again at the
+    rounding tolerance, and the note says so; a difference beyond it stays a mismatch.
+    Folds and structural rewrites alone stay bit for bit on XLA."""
     if report.ok or report.problem:
         return report
     worst = max(o.max_abs for o in report.outputs if not o.ok)

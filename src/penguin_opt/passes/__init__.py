@@ -19,13 +19,23 @@ PASSES: dict[str, type[ModulePass]] = {
 }
 
 
-def _reassociating() -> frozenset[str]:
+def _declaring(prop: str) -> frozenset[str]:
+    """The rewriters whose ``prop`` (``exact``, ``exact_on_xla``) is False."""
     tables = (*StablehloCanonicalizeForPenguin().rewriters(), *CanonicalizeConv.rewriters())
-    return frozenset(r.name for r in tables if not r.exact)
+    return frozenset(r.name for r in tables if not getattr(r, prop))
 
 
 # Rewriters whose output may round differently (declared by each rewriter's ``exact``):
 # a result they touched is compared within a derived tolerance, all others bit for bit.
-REASSOCIATING: frozenset[str] = _reassociating()
+REASSOCIATING: frozenset[str] = _declaring("exact")
+# Bit-exact rewriters whose output XLA may compile into another summation order
+# (``exact_on_xla``): where XLA alone checks, their results compare within the tolerance.
+XLA_REORDERS: frozenset[str] = _declaring("exact_on_xla")
 
-__all__ = ["PASSES", "REASSOCIATING", "CanonicalizeForPenguin", "StablehloCanonicalizeForPenguin"]
+__all__ = [
+    "PASSES",
+    "REASSOCIATING",
+    "XLA_REORDERS",
+    "CanonicalizeForPenguin",
+    "StablehloCanonicalizeForPenguin",
+]
