@@ -325,14 +325,24 @@ def test_an_error_located_in_another_file_names_the_program(tmp_path):
         '(tensor<2xf32>, tensor<2xf32>) -> tensor<1xf32> loc("model.py":7:3)\n'
         "  return %0 : tensor<1xf32>\n}\n"
     )
-    (tmp_path / "good.mlir").write_text(GOOD)
+    warned = tmp_path / "warned.mlir"
+    warned.write_text(
+        "func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n"
+        '  %0 = stablehlo.custom_call @AwsNeuronErf(%a) {backend_config = "{m: 1}"} : '
+        '(tensor<2xf32>) -> tensor<2xf32> loc("model.py":9:1)\n'
+        "  return %0 : tensor<2xf32>\n}\n"
+    )
     report = tmp_path / "r.json"
     proc = penguin_opt(
-        odd, tmp_path / "good.mlir", "-p", "stablehlo-canonicalize-for-penguin",
+        odd, warned, "-p", "stablehlo-canonicalize-for-penguin",
         "-o", tmp_path / "o", "--report", report,
     )  # fmt: skip
     assert proc.returncode == 1, proc.stderr
-    record = next(r for r in json.loads(report.read_text())["programs"] if r["input"] == str(odd))
+    programs = json.loads(report.read_text())["programs"]
+    (warning,) = next(r for r in programs if r["input"] == str(warned))["diagnostics"]
+    assert warning.startswith(f"{warned}: model.py:9:1: warning: AwsNeuronErf"), warning
+    assert warning in proc.stderr.splitlines(), proc.stderr  # (a warning's line: as the record)
+    record = next(r for r in programs if r["input"] == str(odd))
     line = f"{odd}: model.py:7:3: error: 'stablehlo.custom_call' op ResizeNearestGrad: only one"
     assert record["error"].startswith(line), record["error"]
     lines = proc.stderr.splitlines()
@@ -821,3 +831,29 @@ def test_a_slow_oracle_is_not_checkable_not_a_timeout():
     args = _args(check_equivalence=True, trials=2, timeout=10.0)
     assert batch.program_timeout(args) > 2 * 2 * 10.0  # every oracle run of the check fits
     assert batch.program_timeout(_args(timeout=10.0)) == 10.0
+
+
+def test_an_xla_text_dump_is_a_batch_of_its_programs(tmp_path):
+    """XLA_FLAGS=--xla_dump_to=DIR --xla_dump_hlo_as_text writes its compile options and
+    topology as .textproto: read as programs, they failed the batch (outside tester G)."""
+    import jax
+    import jax.numpy as jnp
+
+    dump = tmp_path / "dump"
+    script = (
+        "import jax, jax.numpy as jnp\n"
+        "jax.jit(lambda x: jnp.sort(x) * 2).lower(jnp.zeros(4)).compile()\n"
+    )
+    env = {
+        **os.environ,
+        "XLA_FLAGS": f"--xla_dump_to={dump} --xla_dump_hlo_as_text",
+        "JAX_PLATFORMS": "cpu",
+    }
+    made = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True)
+    assert made.returncode == 0, made.stderr
+    del jax, jnp  # (the dump is made in a child: its XLA flags are its own)
+    proc = penguin_opt(dump, "-o", tmp_path / "out", "--jobs", "1")
+    assert proc.returncode == 0, proc.stderr
+    for name in ("compile_options", "topology"):
+        if list(dump.rglob(f"{name}.textproto")):
+            assert f"{name}.textproto: XLA compile options or topology" in proc.stderr

@@ -649,3 +649,26 @@ def test_a_pass_of_the_other_dialect_warns_once(tmp_path, pipeline, says):
     quiet = penguin_opt(EXAMPLE, "-p", "stablehlo-canonicalize-conv", "-o", out)  # no conv
     assert quiet.returncode == 0, quiet.stderr
     assert quiet.stderr == b"", quiet.stderr
+
+
+@pytest.mark.parametrize(
+    "pipeline",
+    [
+        "stablehlo-canonicalize-conv",
+        "canonicalize-conv",
+        "stablehlo-canonicalize-for-penguin{all-functions=true}",
+        "canonicalize-for-penguin{all-functions=true}",
+    ],
+)
+def test_a_function_declaration_is_no_trouble(tmp_path, pipeline):
+    """The other-dialect look at the functions' first ops read a declaration's missing
+    body: an internal IndexError on any module with one (a review)."""
+    src = tmp_path / "decl.mlir"
+    src.write_text(
+        "func.func private @ext(tensor<2xf32>) -> tensor<2xf32>\n"
+        "func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n"
+        "  %0 = stablehlo.add %a, %a : tensor<2xf32>\n  return %0 : tensor<2xf32>\n}\n"
+    )
+    proc = penguin_opt(src, "-p", pipeline, "-o", tmp_path / "out.mlir")
+    assert proc.returncode == 0, proc.stderr
+    assert b"internal error" not in proc.stderr

@@ -508,6 +508,12 @@ def test_optimized_hlo_becomes_an_executable_that_computes_the_jax_function():
     assert " bitcast(" in optimized
     assert " fusion(" in optimized
     module = processed(optimized, f"inline,{SH_PASSES}", name="f.opt.hlo")
+    # a StableHLO import that starts with XLA's mhlo.fusion is no MHLO program (tester G)
+    fused_first = jax.jit(lambda x: jnp.sort(jnp.exp(x) + 1.0)).lower(x).compile().as_text()
+    for passes, says in ((SH_PASSES, []), ("canonicalize-for-penguin", ["stablehlo-"])):
+        result = penguin_opt.run(penguin_opt.parse(fused_first), passes)
+        lines = [d.message for d in result.diagnostics if "this program is" in d.message]
+        assert [m.rpartition("its pass is ")[2][:10] for m in lines] == says, lines
     executable = emit.render(module, "executable")
     with make_context():
         names = {op.name for op in ops_under(stock_parse(executable))}

@@ -229,7 +229,7 @@ _COMPANIONS: tuple[tuple[re.Pattern, str], ...] = tuple(
             r"-memory-usage-report\.pb$|buffer-assignment\.txt$|memory-usage-report\.txt$",
             "an XLA memory report",
         ),
-        (r"^(compile_options|topology)\.pb$", "XLA compile options or topology"),
+        (r"^(compile_options|topology)\.(pb|textproto)$", "XLA compile options or topology"),
         (
             r"-(pre|post)-(optimization|lowering)\.mlir$",
             "XLA's backend kernel IR (the CPU/GPU code generator's, not a program)",

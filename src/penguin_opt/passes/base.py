@@ -94,6 +94,10 @@ class PassError(Exception):
         return f"{where}: {self.diagnostic.message}" if where else self.diagnostic.message
 
 
+# XLA's own ops of an optimized HLO dump, MHLO ops in either dialect's programs
+_XLA_OWN = frozenset(("mhlo.fusion", "mhlo.copy", "mhlo.bitcast"))
+
+
 def warn_if_other_dialect(
     functions: list[ir.Operation], prefix: str, pass_name: str, state: RunState
 ) -> None:
@@ -102,7 +106,11 @@ def warn_if_other_dialect(
     pass then silently does nothing (as mlir-opt's would), where its twin would not."""
     other = "mhlo" if prefix == "stablehlo" else "stablehlo"
     for function in functions:
+        if not function.regions[0].blocks:  # a declaration (func.func private @f(...))
+            continue
         for op in function.regions[0].blocks[0].operations:
+            if op.operation.name in _XLA_OWN:  # in StableHLO imports of optimized HLO too
+                continue
             dialect = op.operation.name.partition(".")[0]
             if dialect == prefix:
                 return
