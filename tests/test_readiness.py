@@ -362,10 +362,20 @@ def test_hlo_with_metadata_is_located_at_the_instruction_not_the_python_source()
     found, module = report(HLO_WITH_METADATA, "inline", name="m.hlo")
     assert "model.py" in penguin_opt.to_text(module, debug_info=True)  # (the loc has it)
     assert [(f.kind, f.location) for f in found] == [("conv-padding-stride", "m.hlo:6:8")]
-    # an op_name on two instructions says neither: the source position is used
+    # an op_name on two instructions: the one of the op's opcode (jax's HLO shares an
+    # op_name between a sort and its get-tuple-element, tester G)
     twice = HLO_WITH_METADATA.replace('op_name="w"', 'op_name="jit(f)/conv_general_dilated"')
     found, _ = report(twice, "inline", name="m2.hlo")
-    assert [f.location for f in found] == ["/tmp/model.py:12:0"]
+    assert [f.location for f in found] == ["m2.hlo:6:8"]
+    # two of that opcode too: neither, the source position is used
+    two_convs = twice.replace(
+        "  ROOT c = f32[1,8,8,1] convolution(x, w)",
+        "  c0 = f32[1,8,8,1] convolution(x, w), window={size=3x3 pad=1_1x1_1}, "
+        'dim_labels=b01f_01io->b01f, metadata={op_name="jit(f)/conv_general_dilated"}\n'
+        "  ROOT c = f32[1,8,8,1] convolution(c0, w)",
+    )
+    found, _ = report(two_convs, "inline", name="m3.hlo")
+    assert [f.location for f in found] == [None, "/tmp/model.py:12:0"]  # (None: the file)
 
 
 # ---------------------------------------------------------------- the shared corpus

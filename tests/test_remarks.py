@@ -213,3 +213,26 @@ def test_issue_command_on_an_hlo_proto(tmp_path):
     )
     assert any(ln.startswith("penguin readiness: ") for ln in lines)
     assert any(": warning: [conv-padding-stride]" in ln for ln in lines)
+
+
+def test_remarks_on_jax_hlo_are_at_the_instructions_line(tmp_path):
+    """jax's HLO names a sort's op_name on the sort and on its get-tuple-element too: the
+    remark was placed in the Python source (outside tester G); the op's opcode picks the
+    sort's line."""
+    import jax
+    import jax.numpy as jnp
+
+    text = jax.jit(jnp.argsort).lower(jnp.zeros((4, 6))).compile().as_text()
+    hlo = tmp_path / "argsort.hlo"
+    hlo.write_text(text)
+    lines = text.split("\n")
+    sorts = [i + 1 for i, ln in enumerate(lines) if re.search(r"\) sort\(", ln)]
+    assert len(sorts) == 1, sorts
+    proc = penguin_opt_cli(
+        hlo, "-p", "inline,stablehlo-canonicalize-for-penguin", "--remarks=fuseIotaSort",
+        "--remarks-missed=fuseIotaSort", "-o", tmp_path / "out.mlir",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    remarks = [ln for ln in proc.stderr.splitlines() if "[fuseIotaSort]" in ln]
+    assert remarks, proc.stderr
+    assert all(ln.startswith(f"{hlo}:{sorts[0]}:") for ln in remarks), remarks

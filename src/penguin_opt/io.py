@@ -493,12 +493,14 @@ def _hlo_instruction_positions(text: str) -> dict[str, tuple[int, int]]:
     """(line, column) of each instruction name defined once in HLO ``text`` (XLA's
     importer names each op after its instruction: ``loc("add.3")``, or after its
     metadata's op_name when it has one, which then maps to the instruction of the one
-    line that has it, if only one does). XLA's parser
+    line that has it, if only one does; ``op_name\0opcode`` to the one instruction of
+    that op_name and opcode, if only one: see ``ir_util.named_position``). XLA's parser
     renames a name defined twice (``p0`` in two computations: the second becomes ``p0.1``,
     and a literal ``p0.1`` then ``p0.2``), so no name whose root (the name without a
     ``.N`` suffix) is defined twice is trusted."""
     positions: dict[str, tuple[int, int]] = {}
     op_names: dict[str, tuple[int, int] | None] = {}  # None: on several instructions
+    by_opcode: dict[str, tuple[int, int] | None] = {}  # "op_name\0opcode", None: several
     repeated: set[str] = set()
     line, counted = 1, 0
     for match in _HLO_INSTRUCTION.finditer(text):
@@ -513,6 +515,10 @@ def _hlo_instruction_positions(text: str) -> dict[str, tuple[int, int]]:
         if metadata is not None:
             op_name = metadata.group(1)
             op_names[op_name] = None if op_name in op_names else position
+            opcode = _OPCODE.search(text, match.end(), metadata.start())
+            if opcode is not None:
+                key = f"{op_name}\0{opcode.group(1)}"
+                by_opcode[key] = None if key in by_opcode else position
     if repeated:
         positions = {k: v for k, v in positions.items() if _NUMBERED.sub("", k) not in repeated}
     for op_name, position in op_names.items():
@@ -520,12 +526,15 @@ def _hlo_instruction_positions(text: str) -> dict[str, tuple[int, int]]:
             positions.pop(op_name, None)  # a name that could be either: neither
         else:
             positions[op_name] = position
+    positions.update((k, v) for k, v in by_opcode.items() if v is not None)
     return positions
 
 
 # the op_name of an instruction's metadata: XLA's importer names the op after it instead
 # of the instruction (loc("jit(f)/dot_general"(...source positions...)))
 _OP_NAME = re.compile(r'metadata=\{[^\n]*?\bop_name="([^"\\\n]*)"')
+# an instruction's opcode: the first name before a "(" after the "=" (its shape has none)
+_OPCODE = re.compile(r"([a-z][a-z0-9\-]*)\(")
 
 
 _NUMBERED = re.compile(r"\.\d+$")

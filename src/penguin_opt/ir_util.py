@@ -161,7 +161,17 @@ def location_name(loc_text: str) -> str | None:
     return None
 
 
-def named_position(source: str, name: str) -> tuple[int, int] | None:
+_HLO_OPCODES = {"dot_general": "dot", "broadcast_in_dim": "broadcast", "fusion": "fusion"}
+
+
+def hlo_opcode(op_name: str) -> str:
+    """The HLO opcode an MLIR op of ``op_name`` (``stablehlo.custom_call``) is imported
+    from (``custom-call``)."""
+    mnemonic = op_name.partition(".")[2]
+    return _HLO_OPCODES.get(mnemonic, mnemonic.replace("_", "-"))
+
+
+def named_position(source: str, name: str, kind: str | None = None) -> tuple[int, int] | None:
     """(line, column) of the op named ``name`` in ``source`` (see
     :func:`register_named_positions`), if known. A path of names (``call.1/add.3``: XLA's
     importer names the ops of a called computation after the call) is at its last name
@@ -176,6 +186,10 @@ def named_position(source: str, name: str) -> tuple[int, int] | None:
     positions = known.positions
     if name in positions:  # an instruction, or a metadata op_name ("jit(f)/add")
         return positions[name]
+    if kind is not None:  # an op_name several instructions share: the one of this opcode
+        found = positions.get(f"{name}\0{hlo_opcode(kind)}")
+        if found is not None:
+            return found
     if "/" in name:
         path = name.split("/")
         return positions.get(path[-1]) if all(p in positions for p in path) else None

@@ -94,7 +94,7 @@ class Recorder:
     def before(self, op: ir.Operation) -> tuple:
         """What must be read of ``op`` before a rewriter touches it."""
         text = _asm(op) if self.changes else None
-        return op.name, self.location(op.location), text
+        return op.name, self.location(op.location, op.name), text
 
     def add(
         self,
@@ -128,10 +128,10 @@ class Recorder:
             remark.after = [_asm(op) for op in alive] or ([f"// {note}"] if note else [])
         self.remarks.append(remark)
 
-    def location(self, loc: ir.Location) -> str:
+    def location(self, loc: ir.Location, kind: str | None = None) -> str:
         from .passes.base import location_triple_text
 
-        return location_triple_text(str(loc), self.name) or self.name
+        return location_triple_text(str(loc), self.name, kind) or self.name
 
 
 def _asm(op: ir.Operation) -> str:

@@ -34,24 +34,28 @@ class Diagnostic:
     severity: Severity
     message: str
     location: str  # str(ir.Location), kept as text so it outlives the IR
+    kind: str | None = None  # the op's name, where the diagnostic is about one
 
     def render(self, default_file: str = "-") -> str:
-        where = location_triple_text(self.location, default_file)
+        where = location_triple_text(self.location, default_file, self.kind)
         prefix = f"{where}: " if where else f"{default_file}: "
         return f"{prefix}{self.severity.value}: {self.message}"
 
 
-def location_triple_text(loc_text: str, default_file: str = "-") -> str | None:
+def location_triple_text(
+    loc_text: str, default_file: str = "-", kind: str | None = None
+) -> str | None:
     """``file:line:col`` of a location's text; MLIR's nameless buffer ``-`` -> default_file;
     a location named after an HLO instruction (``loc("add.3")``, inlined:
     ``loc(callsite("add.3" at "call.1"))``, or after its metadata's op_name, with the
     Python source positions inside) at that instruction's position in ``default_file``
-    when the input was HLO text (see ``ir_util.register_named_positions``), else at its
-    first file position."""
+    when the input was HLO text (see ``ir_util.register_named_positions``; ``kind``, the
+    op's name, picks among the instructions of a shared op_name), else at its first file
+    position."""
     from ..ir_util import _LOC, location_name, named_position
 
     name = location_name(loc_text)  # an HLO text's instruction first: its own position
-    position = None if name is None else named_position(default_file, name)
+    position = None if name is None else named_position(default_file, name, kind)
     if position is not None:
         return f"{default_file}:{position[0]}:{position[1]}"
     match = _LOC.search(loc_text)
@@ -90,7 +94,7 @@ class PassError(Exception):
         """``file:line:col: message`` where the op's location has a position (``-`` for
         text parsed without a name), else the message alone; ``diagnostic.render(name)``
         gives the CLI's error line."""
-        where = location_triple_text(self.diagnostic.location)
+        where = location_triple_text(self.diagnostic.location, "-", self.diagnostic.kind)
         return f"{where}: {self.diagnostic.message}" if where else self.diagnostic.message
 
 
@@ -132,7 +136,9 @@ def warn_if_other_dialect(
 
 def op_error(op: ir.Operation, message: str) -> PassError:
     """The error MLIR's ``op->emitOpError(message)`` produces, at the op's location."""
-    return PassError(Diagnostic(Severity.ERROR, f"'{op.name}' op {message}", str(op.location)))
+    return PassError(
+        Diagnostic(Severity.ERROR, f"'{op.name}' op {message}", str(op.location), op.name)
+    )
 
 
 @dataclass
@@ -167,7 +173,7 @@ class RunState:
         return per_pass.setdefault(rewriter, RewriterStats())
 
     def emit(self, severity: Severity, op: ir.Operation, message: str) -> None:
-        self.diagnostics.append(Diagnostic(severity, message, str(op.location)))
+        self.diagnostics.append(Diagnostic(severity, message, str(op.location), op.name))
 
     def statistics_dict(self) -> dict:
         """The statistics as data (``--pass-statistics-json``, the batch report), the same
