@@ -78,25 +78,17 @@ def _bitcast(op: ir.Operation) -> ir.Value:
             "stablehlo.transpose", [result], [value], {"permutation": perm}, loc=loc, ip=ip
         ).result
 
+    def unary(name: str, value: ir.Value, element: ir.Type) -> ir.Value:
+        result = ir.RankedTensorType.get(shape, element)
+        return ir.Operation.create(name, [result], [value], loc=loc, ip=ip).result
+
     loc, ip = op.location, ir.InsertionPoint(op)
     source_order = major_to_minor("source_layout", source_type.rank)
     result_order = major_to_minor("result_layout", result_type.rank)
     memory = transpose(source, source_order, source_element)
     shape = [result_type.shape[d] for d in result_order]
-    value = ir.Operation.create(
-        "stablehlo.reshape",
-        [ir.RankedTensorType.get(shape, source_element)],
-        [memory],
-        loc=loc,
-        ip=ip,
-    ).result
+    value = unary("stablehlo.reshape", memory, source_element)
     if source_element != result_element:
-        value = ir.Operation.create(
-            "stablehlo.bitcast_convert",
-            [ir.RankedTensorType.get(shape, result_element)],
-            [value],
-            loc=loc,
-            ip=ip,
-        ).result
+        value = unary("stablehlo.bitcast_convert", value, result_element)
     inverse = sorted(range(len(result_order)), key=result_order.__getitem__)
     return transpose(value, inverse, result_element)
