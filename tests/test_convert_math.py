@@ -868,3 +868,26 @@ def test_converts_into_a_type_without_inf_fold_only_where_executors_agree(values
     assert (st.rewritten == 1) is folds, st.skipped
     if not folds:
         assert st.skipped == {"element-type-semantics-vary": 1}
+
+
+def test_the_agreement_check_takes_scalars_and_integer_targets() -> None:
+    """A 0-d complex result could not be viewed as float pairs (the fold was skipped as
+    unsupported), and an integer target was compared with numpy's wrapping cast where XLA
+    and the interpreter saturate (skipped as varying): both fold (a second review)."""
+    import penguin_opt
+
+    text = (
+        "func.func @main() -> (tensor<complex<f32>>, tensor<2xui8>, tensor<2xi4>) {\n"
+        "  %c = stablehlo.constant dense<1.5> : tensor<f8E4M3FN>\n"
+        "  %0 = stablehlo.convert %c : (tensor<f8E4M3FN>) -> tensor<complex<f32>>\n"
+        "  %d = stablehlo.constant dense<[448.0, -1.0]> : tensor<2xf8E4M3FN>\n"
+        "  %1 = stablehlo.convert %d : (tensor<2xf8E4M3FN>) -> tensor<2xui8>\n"
+        "  %2 = stablehlo.convert %d : (tensor<2xf8E4M3FN>) -> tensor<2xi4>\n"
+        "  return %0, %1, %2 : tensor<complex<f32>>, tensor<2xui8>, tensor<2xi4>\n}\n"
+    )
+    result = penguin_opt.run(penguin_opt.parse(text), "stablehlo-canonicalize-for-penguin")
+    st = result.statistics["stablehlo-canonicalize-for-penguin"]["replaceConvertsWithConstants"]
+    assert (st.rewritten, st.skipped) == (3, {}), st.skipped
+    after = penguin_opt.to_text(result.module)
+    assert "dense<[255, 0]> : tensor<2xui8>" in after
+    assert "dense<[7, -1]> : tensor<2xi4>" in after

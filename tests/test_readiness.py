@@ -536,3 +536,30 @@ def test_resize_reasons_are_the_rewriters_own():
     assert "lowerResizeNearestGrad refuses it: output dim 8 is not an integral multiple" in (
         found[0].message
     )
+
+
+def test_mlir_ops_map_to_the_hlo_opcodes_they_are_imported_from():
+    """(A review: conditionals, clz, popcnt and opt-barrier fell back to the source.)"""
+    from penguin_opt.ir_util import hlo_opcode
+    from penguin_opt.passes.base import op_named_in
+
+    assert [
+        hlo_opcode(n)
+        for n in (
+            "stablehlo.sort",
+            "stablehlo.dot_general",
+            "mhlo.broadcast_in_dim",
+            "stablehlo.custom_call",
+            "stablehlo.get_tuple_element",
+            "stablehlo.case",
+            "mhlo.if",
+            "stablehlo.count_leading_zeros",
+            "stablehlo.population_count",
+            "stablehlo.optimization_barrier",
+        )
+    ] == [
+        "sort", "dot", "broadcast", "custom-call", "get-tuple-element", "conditional",
+        "conditional", "clz", "popcnt", "opt-barrier",
+    ]  # fmt: skip
+    assert op_named_in("'stablehlo.sort' op requires one region") == "stablehlo.sort"
+    assert op_named_in("expected 2 operands") is None

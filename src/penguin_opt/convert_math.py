@@ -776,8 +776,9 @@ def differing(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     width = a.dtype.itemsize
     if a.dtype.kind == "c":  # both parts, each as a float of half the width
         half = np.dtype(f"f{width // 2}")
-        pa, pb = a.view(half).reshape(*a.shape, 2), b.view(half).reshape(*b.shape, 2)
-        return differing(pa, pb).any(axis=-1)
+        flat_a, flat_b = a.reshape(-1), b.reshape(-1)  # (a 0-d array cannot be viewed so)
+        pa, pb = flat_a.view(half).reshape(-1, 2), flat_b.view(half).reshape(-1, 2)
+        return differing(pa, pb).any(axis=-1).reshape(a.shape)
     bits = np.dtype(f"u{width}")
     mask = a.view(bits) != b.view(bits)
     if mask.any():
@@ -795,8 +796,31 @@ def executors_agree(values: np.ndarray, folded: np.ndarray) -> bool:
     negative and the NaN (0.0 -> 2^-127 against NaN, 0xff -> inf against NaN)."""
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", np.exceptions.ComplexWarning)  # (the real part)
-        try:
-            plain = values.astype(folded.dtype)
-        except TypeError:
-            plain = values.astype(np.float32).astype(folded.dtype)
+        if folded.dtype.kind in "biu" or folded.dtype.name in _SUB_BYTE_INT_NAMES:
+            plain = _xla_float_to_int(values, folded.dtype)  # numpy's cast wraps
+        else:
+            try:
+                plain = values.astype(folded.dtype)
+            except TypeError:
+                plain = values.astype(np.float32).astype(folded.dtype)
     return not differing(plain, folded).any()
+
+
+_SUB_BYTE_INT_NAMES = frozenset(("int2", "int4", "uint2", "uint4"))
+
+
+def _xla_float_to_int(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """XLA CPU's convert of floats to an integer type: toward zero, saturating at the
+    type's range, NaN to 0; to bool: nonzero (NaN too)."""
+    import ml_dtypes
+
+    wide = (
+        values.astype(np.float32).astype(np.float64)
+        if values.dtype.itemsize < 2
+        else (values.astype(np.float64))
+    )
+    if dtype == np.bool_:
+        return wide != 0
+    info = ml_dtypes.iinfo(dtype) if dtype.name in _SUB_BYTE_INT_NAMES else np.iinfo(dtype)
+    exact = np.clip(np.trunc(np.nan_to_num(wide, nan=0.0)), info.min, info.max)
+    return exact.astype(np.int64 if info.min < 0 else np.uint64).astype(dtype)

@@ -164,7 +164,7 @@ def _unfuse(program: ir.Operation, name: str, what: str) -> None:
         unfuse(program)
     except UnrunnableOp as err:
         bitcast = _first_op(program, lambda op: op.name == "mhlo.bitcast")
-        where = name if bitcast is None else _where(bitcast.location, name)
+        where = name if bitcast is None else _where(bitcast.location, name, bitcast.name)
         raise EmitError(f"{where}: error: cannot emit {what}: {err}") from None
 
 
@@ -189,7 +189,7 @@ def _check_registered(program: ir.Operation, name: str, what: str) -> None:
     op = _first_op(program, lambda op: not ctx.is_registered_operation(op.name))
     if op is not None:
         raise EmitError(
-            f"{_where(op.location, name)}: error: cannot emit {what}: "
+            f"{_where(op.location, name, op.name)}: error: cannot emit {what}: "
             f"'{op.name}' is not a registered operation (no dialect penguin-opt "
             "knows, nor XLA)"
         )
@@ -230,7 +230,10 @@ def _mlir_failure(err: ir.MLIRError, name: str, what: str) -> str:
         return f"{name}: error: cannot emit {what}: {one_line(err)}"
     diag = diagnostics[0]
     message = _OP_DUMP.sub("", one_line(diag.message))
-    return f"{_where(diag.location, name)}: error: cannot emit {what}: {message}"
+    from .passes.base import op_named_in
+
+    where = _where_text(str(diag.location), name, op_named_in(diag.message))
+    return f"{where}: error: cannot emit {what}: {message}"
 
 
 def _first_op(root: ir.Operation, predicate: Callable[[ir.Operation], bool]) -> ir.Operation | None:
@@ -247,16 +250,17 @@ def _first_op(root: ir.Operation, predicate: Callable[[ir.Operation], bool]) -> 
     return found[0] if found else None
 
 
-def _where(loc: ir.Location, name: str) -> str:
-    return _where_text(str(loc), name)
+def _where(loc: ir.Location, name: str, kind: str | None = None) -> str:
+    return _where_text(str(loc), name, kind)
 
 
-def _where_text(loc: str, name: str) -> str:
+def _where_text(loc: str, name: str, kind: str | None = None) -> str:
     """``file:line:col`` of a location's text; ``name`` for MLIR's nameless buffer ``-``
-    and for a location that names no file."""
+    and for a location that names no file; ``kind``: the op's name, if known (it picks
+    among HLO instructions sharing an op_name)."""
     from .passes.base import location_triple_text
 
-    return location_triple_text(loc, name) or name
+    return location_triple_text(loc, name, kind) or name
 
 
 # ---------------------------------------------------------------------------- HLO
@@ -325,7 +329,7 @@ def _converter_failure(text: str, program: ir.Operation, name: str) -> str:
     if where is None and named is not None:
         wanted = named.group(1)
         op = _first_op(program, lambda op: op.name == wanted)
-        where = _where(op.location, name) if op is not None else None
+        where = _where(op.location, name, op.name) if op is not None else None
     return f"{where or name}: error: cannot emit HLO: {one_line(message)}"
 
 

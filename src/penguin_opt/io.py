@@ -132,13 +132,14 @@ def mlir_diagnostic_lines(err: ir.MLIRError, default: str) -> list[str]:
 
 def _diagnostic_line(diag: ir.DiagnosticInfo, severity: str, default: str) -> str:
     """One MLIR diagnostic (or note) as ``file:line:col: severity: message``."""
-    return f"{_where(diag.location, default)}: {severity}: {one_line(diag.message)}"
+    where = _where(diag.location, default, diag.message)
+    return f"{where}: {severity}: {one_line(diag.message)}"
 
 
-def _where(loc: ir.Location, default: str) -> str:
-    from .passes.base import location_triple_text
+def _where(loc: ir.Location, default: str, message: str = "") -> str:
+    from .passes.base import location_triple_text, op_named_in
 
-    return location_triple_text(str(loc), default) or default
+    return location_triple_text(str(loc), default, op_named_in(message)) or default
 
 
 # Deepest bracket nesting accepted in text input. MLIR's parser and passes recurse per

@@ -161,7 +161,15 @@ def location_name(loc_text: str) -> str | None:
     return None
 
 
-_HLO_OPCODES = {"dot_general": "dot", "broadcast_in_dim": "broadcast", "fusion": "fusion"}
+_HLO_OPCODES = {  # where the HLO opcode is not the mnemonic with dashes
+    "dot_general": "dot",
+    "broadcast_in_dim": "broadcast",
+    "case": "conditional",
+    "if": "conditional",
+    "count_leading_zeros": "clz",
+    "population_count": "popcnt",
+    "optimization_barrier": "opt-barrier",
+}
 
 
 def hlo_opcode(op_name: str) -> str:

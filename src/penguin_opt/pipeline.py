@@ -28,7 +28,15 @@ from . import penguin_sort
 from .cli_common import native_stderr_captured, one_line, stage
 from .ir_util import ops_named
 from .passes import PASSES
-from .passes.base import Diagnostic, ModulePass, OptionError, PassError, RunState, Severity
+from .passes.base import (
+    Diagnostic,
+    ModulePass,
+    OptionError,
+    PassError,
+    RunState,
+    Severity,
+    op_named_in,
+)
 from .passes.canonicalize_for_penguin import CanonicalizeForPenguin
 
 _EXPANDED_MARK = "penguin.expanded_sort"
@@ -374,7 +382,9 @@ def _verifier_failure(pass_names: list[str], err: ir.MLIRError) -> PassError:
     if diags:
         d = diags[0]
         message = f"{who} produced invalid IR{hint}: {' '.join(d.message.split())}"
-        return PassError(Diagnostic(Severity.ERROR, message, str(d.location)))
+        return PassError(
+            Diagnostic(Severity.ERROR, message, str(d.location), op_named_in(d.message))
+        )
     return PassError(
         Diagnostic(Severity.ERROR, f"{who} produced invalid IR{hint}: {err}", "unknown")
     )

@@ -29,7 +29,9 @@ def _declaring(prop: str) -> frozenset[str]:
 # a result they touched is compared within a derived tolerance, all others bit for bit.
 REASSOCIATING: frozenset[str] = _declaring("exact")
 # Bit-exact rewriters whose output XLA may compile into another summation order
-# (``exact_on_xla``): where XLA alone checks, their results compare within the tolerance.
+# (``exact_on_xla``): where XLA alone checks a program one of them rewrote, its outputs
+# compare within the tolerance after a bitwise difference (all of them: the check does not
+# trace which outputs the rewrite reaches).
 XLA_REORDERS: frozenset[str] = _declaring("exact_on_xla")
 
 __all__ = [

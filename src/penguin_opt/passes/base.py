@@ -42,6 +42,15 @@ class Diagnostic:
         return f"{prefix}{self.severity.value}: {self.message}"
 
 
+_OP_IN_MESSAGE = re.compile(r"'([\w$]+\.[\w$.]+)' op ")
+
+
+def op_named_in(message: str) -> str | None:
+    """The op an MLIR diagnostic is about (``'stablehlo.sort' op ...``), if it says."""
+    found = _OP_IN_MESSAGE.match(message)
+    return found.group(1) if found else None
+
+
 def location_triple_text(
     loc_text: str, default_file: str = "-", kind: str | None = None
 ) -> str | None:
@@ -106,32 +115,37 @@ def warn_if_other_dialect(
     functions: list[ir.Operation], prefix: str, pass_name: str, state: RunState
 ) -> None:
     """A pass that found none of its ops: one warning when the program is of the other
-    dialect (the first op of either at the top level of its functions tells), since the
-    pass then silently does nothing (as mlir-opt's would), where its twin would not."""
+    dialect (no op at the top level of its functions is of the pass's own, and one is of
+    the other; XLA's own ops aside), since the pass then silently does nothing (as
+    mlir-opt's would), where its twin would not."""
     other = "mhlo" if prefix == "stablehlo" else "stablehlo"
+    first = None  # the first op of the other dialect, if no op is of the pass's own
     for function in functions:
         if not function.regions[0].blocks:  # a declaration (func.func private @f(...))
             continue
         for op in function.regions[0].blocks[0].operations:
-            if op.operation.name in _XLA_OWN:  # in StableHLO imports of optimized HLO too
+            name = op.operation.name
+            if name in _XLA_OWN:  # in StableHLO imports of optimized HLO too
                 continue
-            dialect = op.operation.name.partition(".")[0]
-            if dialect == prefix:
+            dialect = name.partition(".")[0]
+            if dialect == prefix:  # (StableHLO imports keep mhlo.topk, mhlo.erf, ...)
                 return
-            if dialect == other:
-                twin = (
-                    pass_name.removeprefix("stablehlo-")
-                    if pass_name.startswith("stablehlo-")
-                    else f"stablehlo-{pass_name}"
-                )
-                state.emit(
-                    Severity.WARNING,
-                    op.operation,
-                    f"{pass_name} rewrites {prefix.upper() if prefix == 'mhlo' else 'StableHLO'}"
-                    f" ops and this program is {other.upper() if other == 'mhlo' else 'StableHLO'}"
-                    f" ('{op.operation.name}'): nothing to do; its pass is {twin}",
-                )
-                return
+            if dialect == other and first is None:
+                first = op.operation
+    if first is None:
+        return
+    twin = (
+        pass_name.removeprefix("stablehlo-")
+        if pass_name.startswith("stablehlo-")
+        else f"stablehlo-{pass_name}"
+    )
+    state.emit(
+        Severity.WARNING,
+        first,
+        f"{pass_name} rewrites {'MHLO' if prefix == 'mhlo' else 'StableHLO'} ops and this "
+        f"program is {'MHLO' if other == 'mhlo' else 'StableHLO'} ('{first.name}'): nothing "
+        f"to do; its pass is {twin}",
+    )
 
 
 def op_error(op: ir.Operation, message: str) -> PassError:
@@ -306,6 +320,7 @@ __all__ = [
     "Severity",
     "location_triple",
     "op_error",
+    "op_named_in",
     "option",
     "warn_if_other_dialect",
 ]

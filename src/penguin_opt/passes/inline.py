@@ -75,6 +75,7 @@ class Inline(ModulePass):
                             f"ops (call graph growth); raise inline{{max-inlined-ops=N}} to allow "
                             "it",
                             str(call.location),
+                            call.name,
                         )
                     )
                 sizes.pop(_enclosing_function_name(call), None)  # it grows now
