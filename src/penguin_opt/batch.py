@@ -51,6 +51,7 @@ if TYPE_CHECKING:
 
     from .diagnostics_check import Chunk
     from .io import Source
+    from .passes.base import RunState
 
 __all__ = ["STATUSES", "Job", "plan", "run_batch", "run_job"]
 
@@ -303,7 +304,7 @@ def run_job(job: Job, args: argparse.Namespace) -> dict:
 
     Runs in a worker process: nothing is printed (diagnostics and the check's report go
     into the record)."""
-    from .cli import _error_line, _only_exact_rewrites, _resize_mode, _run_one, _xla_reorders
+    from .cli import _error_line, _resize_mode, _run_one
     from .formats import graph_format_error, programs_in
     from .io import Source, read_source, write_output
     from .passes.base import RunState
@@ -360,8 +361,7 @@ def run_job(job: Job, args: argparse.Namespace) -> dict:
         record.remark_lines = _remark_lines(args, state)
     record.ops_before, record.ops_after = counts.get("before"), counts.get("after")
     if output is not None and args.check_equivalence:
-        exact = _only_exact_rewrites(state), _xla_reorders(state)
-        _check(record, texts, args, exact, _resize_mode(pipeline), job.label)
+        _check(record, texts, args, state, _resize_mode(pipeline), job.label)
     if output is not None and record.status == "ok":
         try:
             os.makedirs(os.path.dirname(job.output) or ".", exist_ok=True)
@@ -425,13 +425,14 @@ def _check(
     record: Record,
     texts: list[str],
     args: argparse.Namespace,
-    exact: tuple[bool, bool],
+    state: RunState,
     resize_mode: str,
     name: str,
 ) -> None:
     """The check of a program (``name``, as messages show it) into its record: a
     mismatch's or a not-checkable's line names the program, as an error's does."""
     from .check_cli import run_check
+    from .cli import _only_exact_rewrites, _xla_reorders
 
     buffer = io.StringIO()
     with contextlib.redirect_stderr(buffer):
@@ -439,8 +440,8 @@ def _check(
             texts[0],
             texts[1],
             args,
-            exact=exact[0],
-            xla_reorders=exact[1],
+            exact=_only_exact_rewrites(state),
+            xla_reorders=_xla_reorders(state),
             resize_mode=resize_mode,
             progress=False,
         )

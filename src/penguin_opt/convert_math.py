@@ -81,7 +81,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .elements import DTYPES
+from .elements import _SUB_BYTE_INTS, DTYPES
 
 __all__ = ["NO_INF_OR_NAN", "convert_array", "differing", "executors_agree"]
 
@@ -796,7 +796,7 @@ def executors_agree(values: np.ndarray, folded: np.ndarray) -> bool:
     negative and the NaN (0.0 -> 2^-127 against NaN, 0xff -> inf against NaN)."""
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", np.exceptions.ComplexWarning)  # (the real part)
-        if folded.dtype.kind in "biu" or folded.dtype.name in _SUB_BYTE_INT_NAMES:
+        if folded.dtype.kind in "biu" or folded.dtype in _SUB_BYTE_INTS:
             plain = _xla_float_to_int(values, folded.dtype)  # numpy's cast wraps
         else:
             try:
@@ -806,21 +806,14 @@ def executors_agree(values: np.ndarray, folded: np.ndarray) -> bool:
     return not differing(plain, folded).any()
 
 
-_SUB_BYTE_INT_NAMES = frozenset(("int2", "int4", "uint2", "uint4"))
-
-
 def _xla_float_to_int(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
     """XLA CPU's convert of floats to an integer type: toward zero, saturating at the
     type's range, NaN to 0; to bool: nonzero (NaN too)."""
     import ml_dtypes
 
-    wide = (
-        values.astype(np.float32).astype(np.float64)
-        if values.dtype.itemsize < 2
-        else (values.astype(np.float64))
-    )
+    wide = values.astype(np.float64)
     if dtype == np.bool_:
         return wide != 0
-    info = ml_dtypes.iinfo(dtype) if dtype.name in _SUB_BYTE_INT_NAMES else np.iinfo(dtype)
+    info = ml_dtypes.iinfo(dtype) if dtype in _SUB_BYTE_INTS else np.iinfo(dtype)
     exact = np.clip(np.trunc(np.nan_to_num(wide, nan=0.0)), info.min, info.max)
     return exact.astype(np.int64 if info.min < 0 else np.uint64).astype(dtype)

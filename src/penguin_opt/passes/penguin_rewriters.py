@@ -263,16 +263,12 @@ class ReplaceConvertsWithConstants(Rewriter):
             try:
                 if not E8M0_CONVERTS_AS_MODELLED and "f8E8M0FNU" in (src_key, dst_key):
                     return "element-type-semantics-vary-by-jaxlib"
-                if values.size > 1 and not any(values.strides):  # a splat: one element
-                    source = values[(0,) * values.ndim].reshape(1)
-                    one = convert_array(source, src_key, dst_key)
-                    if {src_key, dst_key} & NO_INF_OR_NAN and not executors_agree(source, one):
-                        return "element-type-semantics-vary"
-                    folded = splat_view(one, values.shape)
-                else:
-                    folded = convert_array(values, src_key, dst_key)
-                    if {src_key, dst_key} & NO_INF_OR_NAN and not executors_agree(values, folded):
-                        return "element-type-semantics-vary"
+                splat = values.size > 1 and not any(values.strides)  # one element
+                source = values[(0,) * values.ndim].reshape(1) if splat else values
+                converted = convert_array(source, src_key, dst_key)
+                if {src_key, dst_key} & NO_INF_OR_NAN and not executors_agree(source, converted):
+                    return "element-type-semantics-vary"
+                folded = splat_view(converted, values.shape) if splat else converted
             except (UnsupportedElementType, ValueError):
                 return "unsupported-element-type"
             attr = make_elements(folded, result_type)
