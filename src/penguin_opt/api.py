@@ -92,6 +92,7 @@ class Result:
 
     @property
     def statistics(self) -> dict[str, dict[str, RewriterStats]]:
+        """{pass: {rewriter: stats}}; a pass given twice: "NAME", then "NAME #2"."""
         return self.state.statistics
 
     @property

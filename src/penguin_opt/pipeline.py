@@ -18,7 +18,8 @@ from __future__ import annotations
 import re
 import sys
 import time
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TextIO
 
@@ -242,6 +243,7 @@ class Pipeline:
         penguin_seen: bool | None = None
         verify = self.verify != "off"
         run_of_ours: list[str] = []
+        instances = _instance_keys(self.elements)
         with ctx, ir.Location.unknown(ctx):
             for i, el in enumerate(self.elements):
                 if printing.wants_before(el):
@@ -252,7 +254,9 @@ class Pipeline:
                 state.penguin_sorts = None  # a pass sets it when its walk lists them
                 try:
                     if el.ours is not None:
+                        state.instance = {el.ours.name: instances[i]}
                         el.ours.run(module, state)
+                        state.instance = {}
                         known, state.penguin_sorts = state.penguin_sorts, None
                         if isinstance(el.ours, CanonicalizeForPenguin):
                             penguin_seen = True
@@ -267,7 +271,7 @@ class Pipeline:
                             penguin_seen = bool(penguin_sort.penguin_sorts(module))
                         self._run_native(el, module, ctx, penguin_seen, verify)
                 except BaseException:
-                    state.penguin_sorts = None
+                    state.penguin_sorts, state.instance = None, {}
                     state.timings.append((el.label, time.perf_counter() - start))
                     if printing.after_failure:
                         printing.dump("After", _failed(el), module)
@@ -409,6 +413,18 @@ def _fuse_marked(module: ir.Operation) -> None:
         reason, iota = penguin_sort.fusion_skip_reason(sort)
         if reason is None:
             penguin_sort.fuse(sort, iota)
+
+
+def _instance_keys(elements: Sequence[Element]) -> list[str]:
+    """Each element's key in the statistics: its pass's name, then "NAME #2", "NAME #3"
+    for later instances of the same pass (mlir-opt reports each instance on its own)."""
+    seen: Counter = Counter()
+    keys = []
+    for el in elements:
+        name = el.ours.name if el.ours is not None else el.label
+        seen[name] += 1
+        keys.append(name if seen[name] == 1 else f"{name} #{seen[name]}")
+    return keys
 
 
 def print_statistics(state: RunState, out: TextIO = sys.stderr) -> None:

@@ -181,9 +181,12 @@ class RunState:
     # then needs no walk of its own to find them. The pipeline clears it before each
     # element, as any other pass may erase or create sorts.
     penguin_sorts: list[ir.Operation] | None = None
+    # The statistics' key of the pass instance running, when a pipeline holds the pass
+    # more than once: "NAME #2" for its second instance (the pipeline sets it per element).
+    instance: dict[str, str] = field(default_factory=dict)
 
     def rewriter(self, pass_name: str, rewriter: str) -> RewriterStats:
-        per_pass = self.statistics.setdefault(pass_name, {})
+        per_pass = self.statistics.setdefault(self.instance.get(pass_name, pass_name), {})
         return per_pass.setdefault(rewriter, RewriterStats())
 
     def emit(self, severity: Severity, op: ir.Operation, message: str) -> None:

@@ -1,5 +1,6 @@
 // RUN: penguin-opt %s -p stablehlo-canonicalize-for-penguin --pass-statistics 2>&1 >/dev/null | filecheck %s
 // RUN: penguin-opt %s -p stablehlo-legalize-to-hlo,canonicalize-for-penguin --pass-statistics 2>&1 >/dev/null | filecheck %s --check-prefix=MHLO
+// RUN: penguin-opt %s -p stablehlo-canonicalize-for-penguin,stablehlo-canonicalize-for-penguin --pass-statistics 2>&1 >/dev/null | filecheck %s --check-prefix=TWICE
 
 // The statistics report, pinned count by count: one program with every rewriter's match
 // and near misses. Ops a rewriter creates are seen by the rewriters after it (the
@@ -99,3 +100,16 @@ func.func @every_rewriter_matches_and_near_misses(%arg0: tensor<2x4xf32>, %arg1:
 // MHLO-NEXT:     (S)      2 rewritten - ops rewritten
 // MHLO-NEXT:     (S)      1 skipped   - operand-not-constant
 // MHLO-NOT: removeDeadZeroSizedTensorOps
+
+// A pass given twice is reported per instance, as mlir-opt does; the second finds the
+// first one's output at its fixed point (nothing rewritten).
+// TWICE-LABEL: {{^}}stablehlo-canonicalize-for-penguin{{$}}
+// TWICE-NEXT:   fuseIotaSort
+// TWICE-NEXT:     (S)      1 matched   - root ops visited
+// TWICE-NEXT:     (S)      1 rewritten - ops rewritten
+// TWICE-LABEL: {{^}}stablehlo-canonicalize-for-penguin #2{{$}}
+// TWICE-NEXT:   fuseIotaSort
+// TWICE-NEXT:     (S)      1 matched   - root ops visited
+// TWICE-NEXT:     (S)      0 rewritten - ops rewritten
+// TWICE-NEXT:     (S)      1 skipped   - not-two-operands
+// TWICE-NOT:  {{[1-9][0-9]*}} rewritten
