@@ -817,6 +817,13 @@ def test_bad_bytecode_and_artifacts_are_one_line(tmp_path):
     garbage = write(tmp_path, "garbage.mlirbc", b"ML\xefR\x06garbage")
     line = assert_one_line_error(run(garbage, "-p", "cse"), 1, "garbage.mlirbc: error:")
     assert ":0:0" not in line  # no position: the file alone
+    made = run(EXAMPLE, "--emit=bytecode", "-o", tmp_path / "m.mlirbc")
+    assert made.returncode == 0, made.stderr
+    data = (tmp_path / "m.mlirbc").read_bytes()
+    for size in (8, 20, len(data) // 3, len(data) - 10):  # MLIR's words: "attempting to parse"
+        cut = write(tmp_path, f"cut{size}.mlirbc", data[:size])
+        line = assert_one_line_error(run(cut), 1, f"cut{size}.mlirbc: error:")
+        assert line.endswith("(the bytecode ends before its sections do: a truncated file?)")
 
 
 def test_bytecode_from_a_newer_writer_says_so(tmp_path):

@@ -363,6 +363,8 @@ def _parse_bytecode(source: Source) -> ir.Operation:
     except ir.MLIRError as err:
         refused = _refused_by_mlir(err, source.name)
         line = str(refused) + _newer_producer(source.data)
+        if _ENDS_EARLY.search(line):
+            line += " (the bytecode ends before its sections do: a truncated file?)"
         raise InputError(line, refused.diagnostic_lines) from None
     except (ValueError, MemoryError, RuntimeError) as err:  # the parser's own limits
         raise InputError(_parser_failure(err, source.name)) from None
@@ -379,6 +381,11 @@ def _parse_bytecode(source: Source) -> ir.Operation:
         ) from None
 
 
+# MLIR's bytecode reader on data that stops short (llvm-project's BytecodeReader.cpp).
+_ENDS_EARLY = re.compile(
+    r"attempting to parse (\d+ bytes when only \d+ remain|a byte at the end of the bytecode)"
+    r"|malformed null-terminated string, no null character found"
+)
 _PRODUCER = re.compile(rb"StableHLO_v(\d+)\.(\d+)\.(\d+)|MLIR(\d+)[0-9A-Za-z.\-]*")
 
 
