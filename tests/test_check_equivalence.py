@@ -266,6 +266,7 @@ def test_npz_inputs(tmp_path):
     proc = run("penguin_opt.check_cli", tmp_path / "a.mlir", tmp_path / "b.mlir", "--inputs", bad)
     assert proc.returncode == 4, proc.stderr
     assert "expects f32[4]" in proc.stderr, proc.stderr
+    assert f"not checkable: {bad}: input 0 is float32[5]" in proc.stderr, proc.stderr
 
 
 def test_penguin_form_and_known_custom_calls_are_checkable():

@@ -64,6 +64,26 @@ def test_allow_unregistered_dialect(tmp_path):
         assert b'"foo.bar"()' in ok.stdout
 
 
+def test_unregistered_op_is_not_checkable(tmp_path):
+    """--check-equivalence on a program read with --allow-unregistered-dialect was an
+    internal error telling the user to pass the flag they had passed (outside tester H):
+    neither oracle can run an op of a dialect nobody registered."""
+    src = tmp_path / "u.mlir"
+    src.write_text(
+        "func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
+        '  %0 = "foo.bar"(%a) : (tensor<4xf32>) -> tensor<4xf32>\n'
+        "  return %0 : tensor<4xf32>\n}\n"
+    )
+    out = tmp_path / "out.mlir"
+    proc = run(src, "-p", "cse", "--allow-unregistered-dialect", "--check-equivalence", "-o", out)
+    err = proc.stderr.decode()
+    assert proc.returncode == 4, err
+    assert err.strip().splitlines()[-1] == (
+        "equivalence: not checkable: cannot execute 'foo.bar': an op of an unregistered dialect"
+    ), err
+    assert "internal error" not in err
+
+
 def test_print_ir_before_and_after_all_name_only_user_passes():
     proc = run(
         EXAMPLE, "-p", f"{PIPELINE},cse", "--mlir-print-ir-before-all", "--mlir-print-ir-after-all"

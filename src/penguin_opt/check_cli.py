@@ -49,7 +49,13 @@ def run_check(
     while a check runs longer than ``equivalence.PROGRESS_AFTER`` (2) seconds; a callable
     receives those lines (without the prefix) instead; False: none (e.g. a batch driver's
     worker processes)."""
-    from .equivalence import NotCheckable, check, load_npz_inputs, main_signature
+    from .equivalence import (
+        InputsDoNotFit,
+        NotCheckable,
+        check,
+        load_npz_inputs,
+        main_signature,
+    )
     from .io import InputError
 
     # constant folds and structural rewrites only: bit for bit (where an oracle can)
@@ -79,7 +85,8 @@ def run_check(
         print(str(err), file=sys.stderr)
         return EXIT_FAILURE
     except NotCheckable as err:
-        print(f"equivalence: not checkable: {err}", file=sys.stderr)
+        where = f"{args.inputs}: " if isinstance(err, InputsDoNotFit) and args.inputs else ""
+        print(f"equivalence: not checkable: {where}{err}", file=sys.stderr)
         return EXIT_NOT_CHECKABLE
     print(report.table(), file=sys.stderr)
     if report.ok:

@@ -63,6 +63,10 @@ class NotCheckable(Exception):
     """The program contains something no oracle here can execute."""
 
 
+class InputsDoNotFit(NotCheckable):
+    """The given inputs do not fit @main's arguments (count, shape or element type)."""
+
+
 @dataclass
 class OutputReport:
     index: int
@@ -560,7 +564,12 @@ def _signature(
 
     ctx = make_context()
     with ctx, ir.Location.unknown(ctx):
-        module = parse_allowing_penguin_sorts(module_text, "program")
+        try:
+            module = parse_allowing_penguin_sorts(module_text, "program")
+        except ir.MLIRError as err:
+            if "unregistered dialect" in str(err):
+                raise NotCheckable(_unregistered_op(module_text)) from None
+            raise
         op = _main_func(module.operation)
         ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
         sig, elements = [], []
@@ -583,6 +592,23 @@ def _signature(
             if isinstance(t, ir.ShapedType) and not ir.ShapedType(t).has_static_shape
         ]
         return sig, keys, dynamic, [_result_form(t) for t in ftype.results], elements
+
+
+def _unregistered_op(module_text: str) -> str:
+    """Why a program read with ``--allow-unregistered-dialect`` is not checkable: the
+    first op of a dialect the tool does not know, which neither oracle can run."""
+    from jaxlib.mlir import ir
+
+    from .context import make_context
+    from .penguin_sort import parse_allowing_penguin_sorts
+
+    ctx = make_context(allow_unregistered=True)
+    with ctx, ir.Location.unknown(ctx):
+        module = parse_allowing_penguin_sorts(module_text, "program")
+        for op in ops_under(module.operation):
+            if not ctx.is_registered_operation(op.name):
+                return f"cannot execute '{op.name}': an op of an unregistered dialect"
+    return "the program holds ops of an unregistered dialect"
 
 
 def _merged_signature(before: Sequence[ArgSpec], after: Sequence[ArgSpec]) -> list[ArgSpec]:
@@ -1461,10 +1487,10 @@ def _xla_alone(run: Callable[..., Report], report: Report) -> Report:
 
 def _check_inputs(arrays: Sequence[np.ndarray], signature: Sequence[ArgSpec]) -> None:
     if len(arrays) != len(signature):
-        raise NotCheckable(f"{len(arrays)} inputs given, @main takes {len(signature)}")
+        raise InputsDoNotFit(f"{len(arrays)} inputs given, @main takes {len(signature)}")
     for i, (a, (shape, key)) in enumerate(zip(arrays, signature, strict=True)):
         if tuple(a.shape) != tuple(shape) or a.dtype != DTYPES.get(key):
-            raise NotCheckable(
+            raise InputsDoNotFit(
                 f"input {i} is {a.dtype}{list(a.shape)}, @main expects {_spec_text((shape, key))}"
             )
 

@@ -337,6 +337,13 @@ def _resolve_native(text: str, ctx: ir.Context) -> str:
             if detail and detail not in errors[-1]:
                 errors[-1] = f"{detail} ({errors[-1]})"
         first = errors[0]
+        nested = _nested_module_pass(text)
+        if nested is not None:
+            name, anchor = nested
+            raise PipelineError(
+                f"'{name}' is a module pass: it cannot run nested under '{anchor}' (write it "
+                f"at the top level of the pipeline: builtin.module({name}))"
+            )
         if "does not refer to a registered pass" in first:
             known = ", ".join(sorted(PASSES))
             raise PipelineError(
@@ -347,6 +354,18 @@ def _resolve_native(text: str, ctx: ir.Context) -> str:
 
 
 _PASS_FLAG_NAME = re.compile(r"[A-Za-z][\w-]*")
+_ANCHOR = re.compile(r"\s*([\w.]+)\s*\(")
+
+
+def _nested_module_pass(text: str) -> tuple[str, str] | None:
+    """(penguin-opt pass, op name) when ``text`` nests one of penguin-opt's passes (all of
+    them module passes) under an op anchor, as in ``func.func(canonicalize-conv)``."""
+    anchor = _ANCHOR.match(text)
+    if anchor is None:
+        return None
+    names = re.findall(r"[A-Za-z][\w-]*", _without_options(text[anchor.end() :]))
+    ours = [name for name in names if name in PASSES]
+    return (ours[0], anchor.group(1)) if ours else None
 
 
 def is_pass_name(name: str) -> bool:
