@@ -10,6 +10,7 @@ for large attributes.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 
@@ -320,11 +321,83 @@ def constant_value(op: ir.Operation) -> np.ndarray | None:
     return read_elements(attr)
 
 
+# A resource elements attribute (``dense_resource<key>``) and the blobs a module carries
+# (``{-# dialect_resources: { builtin: { key: "0x<alignment, 4 bytes><data>" } } #-}``)
+_RESOURCE_HANDLE = re.compile(r'dense_resource<([\w.$-]+|"(?:[^"\\]|\\.)*")>')
+_RESOURCE_BLOB = re.compile(
+    r'^[ \t]*([\w.$-]+|"(?:[^"\\]|\\.)*")[ \t]*:[ \t]*"0x([0-9A-Fa-f]*)"', re.M
+)
+
+
+_CONSTANT_OPS = ("stablehlo.constant", "mhlo.constant", "arith.constant", "chlo.constant")
+
+
+class ResourceError(ValueError):
+    """A ``dense_resource`` constant whose values cannot be had (the message names it)."""
+
+
+def inline_resources(module: ir.Operation) -> None:
+    """Constants whose value is a ``dense_resource`` (torch-mlir's and IREE's weights, the
+    constants MLIR's printer elides) get the same values as a dense attribute: XLA refuses
+    a resource, the reference interpreter reads one as whatever memory it finds. Complex
+    ones stay (their values must not reach Python, see ``constant_value``).
+    ResourceError for a resource the module has no values for
+    (``dense_resource<__elided__>``: elided when it was printed) or of the wrong size."""
+    from .io import module_text
+    from .ir_util import ops_named
+
+    constants = []
+    for op in ops_named(module, _CONSTANT_OPS):
+        if len(op.results) != 1 or "value" not in op.attributes:
+            continue
+        t = op.results[0].type
+        if isinstance(t, ir.RankedTensorType) and isinstance(t.element_type, ir.ComplexType):
+            continue
+        value = op.attributes["value"]
+        if type(value) is not ir.Attribute:
+            continue  # (the bindings give the kinds they know as their own classes)
+        try:
+            ir.DenseResourceElementsAttr(value)
+        except ValueError:
+            continue
+        constants.append(op)
+    if not constants:
+        return
+    text = module_text(module)
+    marker = text.rfind("{-#")
+    blobs = dict(_RESOURCE_BLOB.findall(text, marker)) if marker >= 0 else {}
+    for op in constants:
+        attr = ir.DenseResourceElementsAttr(op.attributes["value"])
+        key = _RESOURCE_HANDLE.search(str(attr))[1]
+        if key not in blobs:
+            # (a context renames a key parsed twice: __elided___1)
+            shown = re.sub(r"^__elided__(_\d+)*$", "__elided__", key)
+            raise ResourceError(
+                f"the values of 'dense_resource<{shown}>' are not in the program (elided "
+                "when it was printed)"
+            )
+        shaped = ir.ShapedType(attr.type)
+        try:
+            dtype = dtype_of(shaped.element_type)
+        except UnsupportedElementType as err:
+            raise ResourceError(f"'dense_resource<{key}>': {err}") from None
+        data = bytes.fromhex(blobs[key])[4:]  # after the blob's alignment
+        if len(data) != math.prod(shaped.shape) * dtype.itemsize:
+            raise ResourceError(
+                f"'dense_resource<{key}>' holds {len(data)} bytes, not {shaped.shape} x "
+                f"{dtype.itemsize}"
+            )
+        values = np.frombuffer(data, dtype=dtype).reshape(shaped.shape)
+        op.attributes["value"] = make_elements(values, attr.type)
+
+
 __all__ = [
     "DTYPES",
+    "ResourceError",
     "UnsupportedElementType",
     "constant_value",
     "dtype_of",
+    "inline_resources",
     "is_float_key",
     "make_elements",
     "read_elements",

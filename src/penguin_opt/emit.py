@@ -142,6 +142,7 @@ def executable_module(
             expand(program)
             _unfuse(program, name, what)
             _check_registered(program, name, what)
+            _inline_resources(program, name, what)
             if _holds_mhlo(program):
                 _legalize_mhlo(program, name, what)
             try:
@@ -166,6 +167,17 @@ def _unfuse(program: ir.Operation, name: str, what: str) -> None:
         bitcast = _first_op(program, lambda op: op.name == "mhlo.bitcast")
         where = name if bitcast is None else _where(bitcast.location, name, bitcast.name)
         raise EmitError(f"{where}: error: cannot emit {what}: {err}") from None
+
+
+def _inline_resources(program: ir.Operation, name: str, what: str) -> None:
+    """``dense_resource`` constants (torch-mlir's weights) as dense ones, which XLA reads;
+    EmitError for one whose values the program lacks."""
+    from .elements import ResourceError, inline_resources
+
+    try:
+        inline_resources(program)
+    except ResourceError as err:
+        raise EmitError(f"{name}: error: cannot emit {what}: {err}") from None
 
 
 def _entry_named_main(program: ir.Operation) -> bool:

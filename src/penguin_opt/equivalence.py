@@ -39,7 +39,6 @@ from . import isolated, penguin_sort
 from .cli_common import DEFAULT_TIMEOUT, one_line
 from .elements import (
     DTYPES,
-    UnsupportedElementType,
     dtype_of,
     make_elements,
     read_elements,
@@ -267,64 +266,17 @@ def prepare_for_interpreter(
         return text
 
 
-# A resource elements attribute (``dense_resource<key>``) and the blobs a module carries
-# (``{-# dialect_resources: { builtin: { key: "0x<alignment, 4 bytes><data>" } } #-}``)
 _RESOURCE_HANDLE = re.compile(r'dense_resource<([\w.$-]+|"(?:[^"\\]|\\.)*")>')
-_RESOURCE_BLOB = re.compile(
-    r'^[ \t]*([\w.$-]+|"(?:[^"\\]|\\.)*")[ \t]*:[ \t]*"0x([0-9A-Fa-f]*)"', re.M
-)
 
 
 def _inline_resources(module: ir.Operation) -> None:
-    """Constants whose value is a ``dense_resource`` (torch-mlir's and IREE's weights, the
-    constants MLIR's printer elides) get the same values as a dense attribute: the
-    interpreter reads a resource as whatever memory it finds, XLA refuses it. NotCheckable
-    for a resource the program has no values for (``dense_resource<__elided__>``: elided
-    when it was printed)."""
-    from jaxlib.mlir import ir
+    """``elements.inline_resources``; NotCheckable for a resource without values."""
+    from .elements import ResourceError, inline_resources
 
-    from .io import module_text as print_module
-
-    text = print_module(module)
-    constants = []
-    for op in ops_under(module):
-        if len(op.results) != 1 or "value" not in op.attributes:
-            continue
-        if _is_complex(op.results[0].type):
-            continue  # a complex elements attribute must not reach Python (see elements)
-        value = op.attributes["value"]
-        if type(value) is not ir.Attribute:
-            continue  # (the bindings give the kinds they know as their own classes)
-        try:
-            ir.DenseResourceElementsAttr(value)
-        except ValueError:
-            continue
-        constants.append(op)
-    marker = text.rfind("{-#")
-    blobs = dict(_RESOURCE_BLOB.findall(text, marker)) if marker >= 0 else {}
-    for op in constants:
-        attr = ir.DenseResourceElementsAttr(op.attributes["value"])
-        key = _RESOURCE_HANDLE.search(str(attr))[1]
-        if key not in blobs:
-            # (a context renames a key parsed twice: __elided___1)
-            shown = re.sub(r"^__elided__(_\d+)*$", "__elided__", key)
-            raise NotCheckable(
-                f"the values of 'dense_resource<{shown}>' are not in the program (elided "
-                "when it was printed): no oracle can run it"
-            )
-        shaped = ir.ShapedType(attr.type)
-        try:
-            dtype = dtype_of(shaped.element_type)
-        except UnsupportedElementType as err:
-            raise NotCheckable(f"'dense_resource<{key}>': {err}") from None
-        data = bytes.fromhex(blobs[key])[4:]  # after the blob's alignment
-        if len(data) != math.prod(shaped.shape) * dtype.itemsize:
-            raise NotCheckable(
-                f"'dense_resource<{key}>' holds {len(data)} bytes, not {shaped.shape} x "
-                f"{dtype.itemsize}"
-            )
-        values = np.frombuffer(data, dtype=dtype).reshape(shaped.shape)
-        op.attributes["value"] = make_elements(values, attr.type)
+    try:
+        inline_resources(module)
+    except ResourceError as err:
+        raise NotCheckable(f"{err}: no oracle can run it") from None
 
 
 # jax's host callbacks (xla_python_cpu_callback, xla_ffi_python_cpu_callback, ...): their
