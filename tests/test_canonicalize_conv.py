@@ -33,7 +33,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from penguin_opt import api, isolated
+from penguin_opt import api, equivalence, isolated
 from penguin_opt.passes.base import PassError
 
 # --------------------------------------------------------------------------- cases
@@ -743,6 +743,33 @@ def test_f16_phases_sum_in_f32_as_xla_does():
     before_out, after_out = xla_run(text, [x, w])[0], xla_run(after, [x, w])[0]
     assert np.array_equal(before_out, np.zeros((1, 3, 3, 1), np.float16))
     assert np.array_equal(after_out, before_out)
+
+
+def test_phases_summing_past_the_float_range_are_a_mismatch_the_checker_finds():
+    """Where explicitlyStride cannot keep results (outside tester H): a window's sum whose
+    phases group +3e38 with +3e38 overflows in any float type with f32's range (f32, and
+    bf16, whose phases sum in f32), though the conv's own order (3e38 - 3e38 + 3e38)
+    stays finite. Re-association moves rounding, not range; the checker given such inputs
+    calls it a mismatch (the exact value is finite), as seed-notes says."""
+    text = (
+        "func.func @main(%x: tensor<1x5x5x1xf32>, %w: tensor<3x3x1x1xf32>) -> "
+        "tensor<1x2x2x1xf32> {\n"
+        f"  %0 = stablehlo.convolution(%x, %w) dim_numbers = {NHWC}, window = {{stride = "
+        "[2, 2]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : "
+        "(tensor<1x5x5x1xf32>, tensor<3x3x1x1xf32>) -> tensor<1x2x2x1xf32>\n"
+        "  return %0 : tensor<1x2x2x1xf32>\n}\n"
+    )
+    after, stats = canonicalize(text, "stablehlo-canonicalize-conv")
+    assert _skips(stats) == (1, 1, {})
+    x = np.zeros((1, 5, 5, 1), np.float32)
+    x[0, 0, :3, 0] = [3e38, -3e38, 3e38]
+    w = np.ones((3, 3, 1, 1), np.float32)
+    before_out, after_out = xla_run(text, [x, w])[0], xla_run(after, [x, w])[0]
+    assert before_out[0, 0, 0, 0] == np.float32(3e38)
+    assert np.isinf(after_out[0, 0, 0, 0])
+    report = equivalence.check(text, after, inputs=[[x, w]], oracle="xla")
+    assert not report.ok, report.table()
+    assert equivalence.check(text, after, oracle="xla").ok  # random inputs cannot show it
 
 
 def test_error_unsupported_element_type():
