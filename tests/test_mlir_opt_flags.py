@@ -104,6 +104,15 @@ def test_print_ir_before_and_after_all_name_only_user_passes():
     assert '"stablehlo.sort"(%arg0) <{' in err.split("After cse (cse)")[1]
 
 
+def test_print_ir_module_scope_is_accepted_and_changes_nothing():
+    """mlir-opt users add --mlir-print-ir-module-scope to get whole-module dumps (it was
+    an unrecognized argument; outside tester H): the dumps here always are."""
+    args = (EXAMPLE, "-p", f"{PIPELINE},cse", "--mlir-print-ir-after-all")
+    plain, scoped = run(*args), run(*args, "--mlir-print-ir-module-scope")
+    assert plain.returncode == scoped.returncode == 0, scoped.stderr
+    assert (scoped.stdout, scoped.stderr) == (plain.stdout, plain.stderr)
+
+
 def test_print_ir_before_and_after_named_passes():
     proc = run(
         EXAMPLE,

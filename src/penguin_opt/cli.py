@@ -118,6 +118,10 @@ def build_parser() -> Parser:
         metavar="PASS",
         help="print the IR after the named passes (comma separated, repeatable)",
     )
+    p.add_flag(
+        "--mlir-print-ir-module-scope",
+        "print the whole module in IR dumps (always so here: every pass is a module pass)",
+    )
     p.add_flag("--mlir-print-op-generic", "print MLIR's generic op form")
     p.add_flag("--mlir-print-debuginfo", "print locations")
     p.add_flag(
