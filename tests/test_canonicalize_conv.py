@@ -721,18 +721,22 @@ func.func private @helper(%xx: !x, %ww: tensor<3x3x2x3xf32>) -> tensor<1x4x4x3xf
     assert after.count("stablehlo.pad") == 2
 
 
+def stride_2_conv(x: str, w: str, y: str) -> str:
+    """@main: one NHWC convolution of ``x`` by ``w`` at stride 2 in both dims."""
+    return (
+        f"func.func @main(%x: tensor<{x}>, %w: tensor<{w}>) -> tensor<{y}> {{\n"
+        f"  %0 = stablehlo.convolution(%x, %w) dim_numbers = {NHWC}, window = {{stride = "
+        "[2, 2]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : "
+        f"(tensor<{x}>, tensor<{w}>) -> tensor<{y}>\n"
+        f"  return %0 : tensor<{y}>\n}}\n"
+    )
+
+
 def test_f16_phases_sum_in_f32_as_xla_does():
     """A strided f16 conv over rows of +6e4 and -6e4 with a 2x2 kernel of ones: XLA sums
     each window in f32 (0); f16 partial convs would add 6e4 + 6e4 = inf first. The
     partial convs are f32 and their sum is rounded to f16 once: 0 on XLA too."""
-    text = (
-        "func.func @main(%x: tensor<1x6x6x1xf16>, %w: tensor<2x2x1x1xf16>) -> "
-        "tensor<1x3x3x1xf16> {\n"
-        f"  %0 = stablehlo.convolution(%x, %w) dim_numbers = {NHWC}, window = {{stride = "
-        "[2, 2]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : "
-        "(tensor<1x6x6x1xf16>, tensor<2x2x1x1xf16>) -> tensor<1x3x3x1xf16>\n"
-        "  return %0 : tensor<1x3x3x1xf16>\n}\n"
-    )
+    text = stride_2_conv("1x6x6x1xf16", "2x2x1x1xf16", "1x3x3x1xf16")
     after, stats = canonicalize(text, "stablehlo-canonicalize-conv")
     assert _skips(stats) == (1, 1, {})
     assert after.count("-> tensor<1x3x3x1xf32>") == 4  # the four phases' partial convs
@@ -751,14 +755,7 @@ def test_phases_summing_past_the_float_range_are_a_mismatch_the_checker_finds():
     bf16, whose phases sum in f32), though the conv's own order (3e38 - 3e38 + 3e38)
     stays finite. Re-association moves rounding, not range; the checker given such inputs
     calls it a mismatch (the exact value is finite), as seed-notes says."""
-    text = (
-        "func.func @main(%x: tensor<1x5x5x1xf32>, %w: tensor<3x3x1x1xf32>) -> "
-        "tensor<1x2x2x1xf32> {\n"
-        f"  %0 = stablehlo.convolution(%x, %w) dim_numbers = {NHWC}, window = {{stride = "
-        "[2, 2]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : "
-        "(tensor<1x5x5x1xf32>, tensor<3x3x1x1xf32>) -> tensor<1x2x2x1xf32>\n"
-        "  return %0 : tensor<1x2x2x1xf32>\n}\n"
-    )
+    text = stride_2_conv("1x5x5x1xf32", "3x3x1x1xf32", "1x2x2x1xf32")
     after, stats = canonicalize(text, "stablehlo-canonicalize-conv")
     assert _skips(stats) == (1, 1, {})
     x = np.zeros((1, 5, 5, 1), np.float32)

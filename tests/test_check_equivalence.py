@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from support.programs import MALFORMED_DYNAMIC_CONV
+from support.programs import MALFORMED_DYNAMIC_CONV, RESOURCE
 
 from penguin_opt.equivalence import NotCheckable, check, compare_arrays
 
@@ -831,22 +831,6 @@ def test_a_false_shape_assertion_is_not_checkable_and_a_true_one_runs():
     with pytest.raises(NotCheckable, match="the batch 3 is not even"):
         check(DYNAMIC_EVEN, DYNAMIC_EVEN, dynamic_dim_size=3)
     assert check(DYNAMIC_EVEN, DYNAMIC, dynamic_dim_size=4).ok
-
-
-# Weights as torch-mlir and IREE write them: a resource blob (alignment, then the data)
-RESOURCE = """func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
-  %w = stablehlo.constant dense_resource<weights> : tensor<4xf32>
-  %0 = stablehlo.multiply %w, %x : tensor<4xf32>
-  return %0 : tensor<4xf32>
-}
-{-#
-  dialect_resources: {
-    builtin: {
-      weights: "0x040000000000803F000000400000404000008040"
-    }
-  }
-#-}
-"""
 
 
 @pytest.mark.parametrize("oracle", ["interpreter", "xla"])

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from jaxlib.mlir import ir
+from support.programs import RESOURCE
 
 import penguin_opt
 from penguin_opt import emit, equivalence, io, isolated, penguin_sort
@@ -547,22 +548,6 @@ ENTRY e {
         equivalence.prepare_for_interpreter(penguin_opt.to_text(module)), [x]
     )
     np.testing.assert_array_equal(z, want)
-
-
-# Weights as torch-mlir writes them: a resource blob (alignment, then the data)
-RESOURCE = """func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
-  %w = stablehlo.constant dense_resource<weights> : tensor<4xf32>
-  %0 = stablehlo.multiply %w, %x : tensor<4xf32>
-  return %0 : tensor<4xf32>
-}
-{-#
-  dialect_resources: {
-    builtin: {
-      weights: "0x040000000000803F000000400000404000008040"
-    }
-  }
-#-}
-"""
 
 
 def test_executable_gives_resource_constants_their_values():

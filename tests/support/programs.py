@@ -16,3 +16,19 @@ MALFORMED_DYNAMIC_CONV = """func.func @main(%arg0: tensor<1x8x8x32x207xf32>, %ar
   func.return %0 : tensor<32x1x8x8x16xf32>
 }
 """
+
+
+# Weights as torch-mlir and IREE write them: a resource blob (alignment, then the data)
+RESOURCE = """func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %w = stablehlo.constant dense_resource<weights> : tensor<4xf32>
+  %0 = stablehlo.multiply %w, %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+{-#
+  dialect_resources: {
+    builtin: {
+      weights: "0x040000000000803F000000400000404000008040"
+    }
+  }
+#-}
+"""
