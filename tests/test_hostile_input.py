@@ -1296,3 +1296,39 @@ def test_a_chunk_that_crashes_mlir_leaves_the_statistics_of_the_others(tmp_path)
     seen = json.loads(stats["three"])["stablehlo-canonicalize-for-penguin"]
     assert seen["removeDeadZeroSizedTensorOps"]["matched"] == 3 * 2  # add/mul/sub, return
     assert stats["five"] == stats["three"]
+
+
+def test_ctrl_c_on_a_batch_prints_no_worker_traceback(tmp_path):
+    """A terminal's Ctrl-C reaches the batch's worker processes too: each printed a
+    KeyboardInterrupt traceback (outside tester I). The workers leave SIGINT to the
+    parent, which kills them: exit 130, nothing on stderr but the progress lines."""
+    (tmp_path / "in").mkdir()
+    for i in range(8):
+        write(tmp_path / "in", f"p{i}.mlir", EXAMPLE.read_text())
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "penguin_opt",
+            tmp_path / "in",
+            "-o",
+            tmp_path / "out",
+            "-p",
+            "inline,stablehlo-canonicalize-for-penguin",
+            "--jobs",
+            "2",
+            "--check-equivalence",
+            "--trials",
+            "3",
+        ],
+        stderr=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        cwd=ROOT,
+        start_new_session=True,
+    )
+    assert proc.stderr.readline().startswith(b"[1/8] ok")  # the workers are at work
+    os.killpg(proc.pid, signal.SIGINT)
+    _, rest = proc.communicate(timeout=120)
+    assert proc.returncode == 130, rest.decode()[-800:]
+    assert b"Traceback" not in rest, rest.decode()[-1500:]
+    assert b"KeyboardInterrupt" not in rest, rest.decode()[-1500:]

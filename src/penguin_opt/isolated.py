@@ -15,6 +15,7 @@ import contextlib
 import functools
 import multiprocessing
 import os
+import signal
 import sys
 import tempfile
 import threading
@@ -202,13 +203,21 @@ def _submit(kind: str, fn: Callable[..., _T], args: tuple) -> Future[_T]:
         pool = ProcessPoolExecutor(
             max_workers=1,
             mp_context=multiprocessing.get_context("spawn"),
-            initializer=exit_with_parent,
+            initializer=_child_start,
             initargs=(os.getpid(),),
         )
         _POOLS[kind] = pool
         _register_shutdown()
     with _quiet_xla_logs() if fresh else contextlib.nullcontext(), _main_not_reimported():
         return pool.submit(fn, *args)
+
+
+def _child_start(parent: int) -> None:
+    """A pool child's initializer: it dies with ``parent``, and leaves a terminal's Ctrl-C
+    (which reaches the whole process group) to the parent, which kills its children; else
+    each child would print a KeyboardInterrupt traceback of its own."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    exit_with_parent(parent)
 
 
 def kill(kind: str, *, wait: bool = True) -> None:
