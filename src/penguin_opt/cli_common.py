@@ -371,7 +371,10 @@ def supervise(prog: str) -> None:
             if "--debug" in sys.argv:  # a crash also prints where Python was
                 import faulthandler
 
-                faulthandler.enable()
+                # to stderr as it is now: native_stderr_captured swaps fd 2 for a file
+                debug_stream = os.fdopen(os.dup(2), "w")
+                _KEPT.append(debug_stream)
+                faulthandler.enable(debug_stream)
             return
         os.close(write_end)
         status, told, stopped = _wait_for(pid, read_end)
