@@ -141,6 +141,33 @@ def test_nameless_buffer_takes_the_display_name_and_before_may_be_none():
     assert [(f.kind, f.location, f.function) for f in found] == [("tuple", "<stdin>:2:8", "main")]
 
 
+def test_functions_nothing_calls_are_not_looked_at():
+    """XLA's HLO importer keeps a private copy of each computation a while or conditional
+    inlined into its regions, which nothing calls: its ops were findings placed at the
+    live op's line, and --penguin-readiness=error failed a program whose live ops were
+    all rewritten (outside tester I). A private function a live op calls is looked at."""
+    dead = """func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {
+  return %a : tensor<2xf32>
+}
+func.func private @body(%a: tensor<2xf32>) -> tensor<2xf32> {
+  %t = stablehlo.tuple %a : tuple<tensor<2xf32>>
+  %g = stablehlo.get_tuple_element %t[0] : (tuple<tensor<2xf32>>) -> tensor<2xf32>
+  return %g : tensor<2xf32>
+}
+"""
+    module = penguin_opt.parse(dead, name="d.mlir")
+    with module.context:
+        assert readiness.findings(module, module, "d.mlir") == []
+    called = dead.replace(
+        "  return %a", "  %r = func.call @body(%a) : (tensor<2xf32>) -> tensor<2xf32>\n  return %r"
+    )
+    module = penguin_opt.parse(called, name="c.mlir")
+    with module.context:
+        found = readiness.findings(module, module, "c.mlir")
+    assert [(f.kind, f.function) for f in found] == [("tuple", "body"), ("tuple", "body")]
+    assert "func.func private @body" in penguin_opt.api.to_text(module)  # input untouched
+
+
 def test_gate_options_come_from_the_pipelines_conv_pass():
     conv = """func.func @main(%arg0: tensor<1x3x3x1xf32>, %arg1: tensor<3x3x1x1xf32>) -> tensor<1x3x3x1xf32> {
   %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {pad = [[1, 1], [1, 1]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x3x3x1xf32>, tensor<3x3x1x1xf32>) -> tensor<1x3x3x1xf32>

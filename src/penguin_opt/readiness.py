@@ -187,12 +187,38 @@ def findings(
     context = _PipelineFacts.of(pipeline)
     after = after.operation
     with after.context:
-        scan = _Scan(name, context)
-        after.walk(scan.visitor(), ir.WalkOrder.PRE_ORDER)
-        found = scan.found
+        live = _live(after)
+        try:
+            scan = _Scan(name, context)
+            live.walk(scan.visitor(), ir.WalkOrder.PRE_ORDER)
+            found = scan.found
+        finally:
+            live.erase()
         if before is not None:
-            found += _hazards(before.operation, name, context)
+            live = _live(before.operation)
+            try:
+                found += _hazards(live, name, context)
+            finally:
+                live.erase()
     return found
+
+
+def _live(module: ir.Operation) -> ir.Operation:
+    """A copy of ``module`` without the private functions nothing reaches (MLIR's
+    ``symbol-dce``): what Neuron compiles. XLA's HLO importer keeps a private copy of each
+    computation a while or conditional inlined into its regions, which no op uses; their
+    ops are no findings (an instruction's copy is located where the live op is)."""
+    from jaxlib.mlir import passmanager
+
+    live = module.clone()
+    pm = passmanager.PassManager.parse("builtin.module(symbol-dce)")
+    pm.enable_verifier(False)  # (penguin-form sorts are not valid StableHLO/MHLO)
+    try:
+        pm.run(live)
+    except Exception:  # symbol-dce fails nothing it can read; if it did, keep every op
+        live.erase()
+        live = module.clone()
+    return live
 
 
 # ------------------------------------------------------------------ the pipeline's facts
