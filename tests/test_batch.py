@@ -857,3 +857,32 @@ def test_an_xla_text_dump_is_a_batch_of_its_programs(tmp_path):
     for name in ("compile_options", "topology"):
         if list(dump.rglob(f"{name}.textproto")):
             assert f"{name}.textproto: XLA compile options or topology" in proc.stderr
+
+
+def test_summary_counts_readiness_hazards_apart_from_findings():
+    """The batch summary called a hazard a finding ("penguin readiness findings: ...
+    convert-fold 1") where a single run counts them apart and =error exits 0 for them
+    (outside tester I)."""
+
+    def record(*found: tuple[str, bool]) -> dict:
+        return {
+            "status": "ok",
+            "statistics": {},
+            "ops_before": 1,
+            "ops_after": 1,
+            "readiness": [{"kind": k, "hazard": h} for k, h in found],
+        }
+
+    hazard_only = batch.summarize([record(("convert-fold", True))], [], 1.0, "error")
+    assert "readiness" not in hazard_only
+    assert hazard_only["readiness_hazards"] == {"convert-fold": 1}
+    assert hazard_only["exit_code"] == 0
+    both = [record(("convert-fold", True)), record(("tuple", False), ("tuple", False))]
+    summary = batch.summarize(both, [], 1.0, "error")
+    assert (summary["readiness"], summary["exit_code"]) == ({"tuple": 2}, 5)
+    stream = io.StringIO()
+    batch.print_summary(summary, both, stream)
+    assert (
+        "  penguin readiness (the report has each) findings: tuple 2; hazards: convert-fold 1\n"
+        in stream.getvalue()
+    ), stream.getvalue()

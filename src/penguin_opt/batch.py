@@ -801,10 +801,14 @@ def summarize(records: list[dict], skipped: list, seconds: float, mode: str | No
         "rewriters": rewriters,
         "seconds": round(seconds, 3),
     }
-    findings = Counter(f["kind"] for r in records for f in r.get("readiness") or ())
+    every = [f for r in records for f in r.get("readiness") or ()]
+    findings = Counter(f["kind"] for f in every if not f["hazard"])
+    hazards = Counter(f["kind"] for f in every if f["hazard"])
     if findings:
         summary["readiness"] = dict(sorted(findings.items()))
-    refused = any(not f["hazard"] for r in records for f in r.get("readiness") or ())
+    if hazards:  # (never a refusal: a single run's summary counts them apart too)
+        summary["readiness_hazards"] = dict(sorted(hazards.items()))
+    refused = bool(findings)
     summary["exit_code"] = exit_code(statuses, not_ready=refused and mode == "error")
     return summary
 
@@ -843,9 +847,13 @@ def print_summary(summary: dict, records: list[dict], stream: TextIO) -> None:
                 f"{st['skipped']:>9,}",
                 file=stream,
             )
-    if summary.get("readiness"):
-        kinds = ", ".join(f"{k} {n:,}" for k, n in summary["readiness"].items())
-        print(f"  penguin readiness findings (the report has each): {kinds}", file=stream)
+    if summary.get("readiness") or summary.get("readiness_hazards"):
+        parts = [
+            f"{what}: " + ", ".join(f"{k} {n:,}" for k, n in summary[key].items())
+            for what, key in (("findings", "readiness"), ("hazards", "readiness_hazards"))
+            if summary.get(key)
+        ]
+        print(f"  penguin readiness (the report has each) {'; '.join(parts)}", file=stream)
     for r in records:
         if r["status"] != "ok":
             # an error line says what it is ("X: error: ...", "X: equivalence: MISMATCH")
