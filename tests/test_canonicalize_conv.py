@@ -769,6 +769,35 @@ def test_phases_summing_past_the_float_range_are_a_mismatch_the_checker_finds():
     assert equivalence.check(text, after, oracle="xla").ok  # random inputs cannot show it
 
 
+def test_lhs_dilation_holes_are_zeros_as_the_spec_says_not_as_xla_skips_them(interpreter):
+    """explicitlyPad writes lhs_dilation as the pad's interior zeros, as the StableHLO spec
+    defines the conv (``pad(lhs, 0, low, high, lhs_dilation - 1)``). XLA CPU never
+    multiplies the holes: with an inf in the kernel, its original gives finite values
+    where the spec (the reference interpreter, before and after) gives NaN from 0 * inf
+    (outside tester I). The rewrite keeps the spec's results; seed-notes says so."""
+    text = (
+        "func.func @main(%x: tensor<1x1x4x4xf32>, %w: tensor<1x1x3x3xf32>) -> "
+        "tensor<1x1x7x7xf32> {\n"
+        "  %0 = stablehlo.convolution(%x, %w) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->"
+        "[b, f, 0, 1], window = {pad = [[1, 1], [1, 1]], lhs_dilate = [2, 2]} "
+        "{batch_group_count = 1 : i64, feature_group_count = 1 : i64} : "
+        "(tensor<1x1x4x4xf32>, tensor<1x1x3x3xf32>) -> tensor<1x1x7x7xf32>\n"
+        "  return %0 : tensor<1x1x7x7xf32>\n}\n"
+    )
+    after, stats = canonicalize(text, "stablehlo-canonicalize-conv")
+    assert _skips(stats) == (1, 0, {"unit-stride": 1})  # explicitlyPad's rewrite alone
+    assert "stablehlo.pad" in after
+    x = np.ones((1, 1, 4, 4), np.float32)
+    w = np.ones((1, 1, 3, 3), np.float32)
+    w[0, 0, 1, 1] = np.inf
+    spec_before, spec_after = interpreter.run(text, [x, w])[0], interpreter.run(after, [x, w])[0]
+    assert np.array_equal(spec_before, spec_after, equal_nan=True)
+    assert np.isnan(spec_after).sum() == 33  # the 49 outputs but the 16 the inf meets an x at
+    xla_before = xla_run(text, [x, w])[0]
+    assert not np.isnan(xla_before).any()
+    assert np.array_equal(xla_run(after, [x, w])[0], spec_after, equal_nan=True)
+
+
 def test_error_unsupported_element_type():
     """The pad path needs an exact zero: f8E8M0FNU has none (the seed's NCC_EUET001)."""
     t = "1x8x8x2xf8E8M0FNU"
