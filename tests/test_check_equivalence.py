@@ -42,6 +42,23 @@ def penguin_check(tmp_path, before: str, after: str, *args):
     return run("penguin_opt.check_cli", a, b, *args)
 
 
+def test_penguin_check_reads_unregistered_ops_when_asked(tmp_path):
+    """penguin-check's error told the user to pass -allow-unregistered-dialect, which it
+    did not take (the review): with it, the program is read and is not checkable."""
+    unregistered = ADD.replace(
+        "stablehlo.add %a, %b : tensor<4xf32>",
+        '"foo.add"(%a, %b) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>',
+    )
+    assert '"foo.add"' in unregistered, unregistered
+    refused = penguin_check(tmp_path, unregistered, ADD)
+    assert refused.returncode == 1, refused.stderr
+    proc = penguin_check(tmp_path, unregistered, ADD, "--allow-unregistered-dialect")
+    assert proc.returncode == 4, proc.stderr
+    assert proc.stderr.strip().splitlines()[-1] == (
+        "equivalence: not checkable: cannot execute 'foo.add': an op of an unregistered dialect"
+    )
+
+
 def test_penguin_check_equal_programs(tmp_path):
     proc = penguin_check(tmp_path, ADD, ADD_SWAPPED)
     assert proc.returncode == 0, proc.stderr

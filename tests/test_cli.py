@@ -122,7 +122,7 @@ def test_pass_error_writes_nothing(tmp_path):
         (["-p", "no-such-pass"], "unknown pass 'no-such-pass'"),
         (  # it said "unknown pass" (outside tester H): the pass exists, not on functions
             ["--pass-pipeline", "builtin.module(func.func(cse,canonicalize-conv{x=1}))"],
-            "'canonicalize-conv' is a module pass: it cannot run nested under 'func.func'",
+            "'canonicalize-conv' is a module pass: it runs only at the top level of the pipeline, not nested under 'func.func'",
         ),
         (["-p", "stablehlo-canonicalize-for-penguin{bogus=1}"], "unknown option 'bogus'"),
         (

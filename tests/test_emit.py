@@ -118,9 +118,10 @@ def assert_runs_as_emitted(before: str, executable: str, interpreter: bool) -> N
             if equivalence.is_integral(want.dtype):
                 np.testing.assert_array_equal(got, want)
             else:
+                wide = np.complex128 if np.iscomplexobj(want) else np.float64
                 np.testing.assert_allclose(
-                    got.astype(np.float64),
-                    want.astype(np.float64),
+                    got.astype(wide),
+                    want.astype(wide),
                     rtol=1e-2 if want.dtype.itemsize < 4 else 1e-5,
                     atol=1e-6,
                 )
@@ -559,6 +560,12 @@ def test_executable_gives_resource_constants_their_values():
     assert "dense_resource" not in executable
     assert "dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]>" in executable
     assert_runs_as_emitted(RESOURCE, executable, interpreter=True)
+    # complex ones too (the first version kept them: the review)
+    complex_resource = RESOURCE.replace("xf32>", "xcomplex<f32>>").replace("4xc", "2xc")
+    executable = emit.render(processed(complex_resource, "cse"), "executable")
+    assert "dense_resource" not in executable
+    assert "dense<[(1.000000e+00,2.000000e+00), (3.000000e+00,4.000000e+00)]>" in executable
+    assert_runs_as_emitted(complex_resource, executable, interpreter=False)
     elided = RESOURCE.split("{-#")[0].replace("<weights>", "<__elided__>")
     with pytest.raises(emit.EmitError) as caught:
         emit.render(penguin_opt.parse(elided, name="prog.mlir"), "executable", name="prog.mlir")

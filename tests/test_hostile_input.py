@@ -823,7 +823,9 @@ def test_bad_bytecode_and_artifacts_are_one_line(tmp_path):
     for size in (8, 20, len(data) // 3, len(data) - 10):  # MLIR's words: "attempting to parse"
         cut = write(tmp_path, f"cut{size}.mlirbc", data[:size])
         line = assert_one_line_error(run(cut), 1, f"cut{size}.mlirbc: error:")
-        assert line.endswith("(the bytecode ends before its sections do: a truncated file?)")
+        assert line.endswith(
+            "(the bytecode ends before its sections do: a truncated or corrupted file?)"
+        )
 
 
 def test_bytecode_from_a_newer_writer_says_so(tmp_path):

@@ -166,6 +166,16 @@ func.func private @body(%a: tensor<2xf32>) -> tensor<2xf32> {
         found = readiness.findings(module, module, "c.mlir")
     assert [(f.kind, f.function) for f in found] == [("tuple", "body"), ("tuple", "body")]
     assert "func.func private @body" in penguin_opt.api.to_text(module)  # input untouched
+    # the passes run on @main whatever its visibility (the first version dropped a
+    # private @main: the review); with no entry at all, every function counts
+    for only_private in (
+        called.replace("@main", "private @main"),
+        dead.replace("@main", "private @f"),
+    ):
+        module = penguin_opt.parse(only_private, name="p.mlir")
+        with module.context:
+            found = readiness.findings(None, module, "p.mlir")
+        assert [f.kind for f in found] == ["tuple", "tuple"], only_private
 
 
 def test_gate_options_come_from_the_pipelines_conv_pass():

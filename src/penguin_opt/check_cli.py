@@ -124,8 +124,15 @@ def _penguin_check(argv: list[str]) -> int:
     add_check_options(p)
     add_version_option(p)
     p.add_argument("--debug", action="store_true")
+    p.add_argument(
+        "--allow-unregistered-dialect",
+        action="store_true",
+        help="read programs with ops of unregistered dialects (not checkable: no oracle "
+        "runs them; the result names the op)",
+    )
     args = p.parse_args(argv)
     from .api import load_file
+    from .context import make_context
     from .io import ElidedConstantsWarning, InputError, module_text
 
     texts = []
@@ -133,7 +140,9 @@ def _penguin_check(argv: list[str]) -> int:
         try:
             stage("parsing", file=path)
             with one_line_warnings_recorded() as caught:
-                module = load_file(path)
+                module = load_file(
+                    path, context=make_context(allow_unregistered=args.allow_unregistered_dialect)
+                )
             for w in caught:
                 print(str(w.message), file=sys.stderr)
             if any(issubclass(w.category, ElidedConstantsWarning) for w in caught):

@@ -346,12 +346,14 @@ def inline_resources(module: ir.Operation) -> None:
     from .io import module_text
     from .ir_util import ops_named
 
-    constants = []
+    constants, complex_constants = [], []
     for op in ops_named(module, _CONSTANT_OPS):
         if len(op.results) != 1 or "value" not in op.attributes:
             continue
         t = op.results[0].type
         if isinstance(t, ir.RankedTensorType) and isinstance(t.element_type, ir.ComplexType):
+            if "dense_resource<" in str(op):  # (its printed form: the attribute is no
+                complex_constants.append(op)  # Python object to read, see constant_value)
             continue
         value = op.attributes["value"]
         if type(value) is not ir.Attribute:
@@ -361,14 +363,13 @@ def inline_resources(module: ir.Operation) -> None:
         except ValueError:
             continue
         constants.append(op)
-    if not constants:
+    if not constants and not complex_constants:
         return
     text = module_text(module)
     marker = text.rfind("{-#")
     blobs = dict(_RESOURCE_BLOB.findall(text, marker)) if marker >= 0 else {}
-    for op in constants:
-        attr = ir.DenseResourceElementsAttr(op.attributes["value"])
-        key = _RESOURCE_HANDLE.search(str(attr))[1]
+
+    def data_of(key: str, shaped: ir.ShapedType, itemsize: int) -> bytes:
         if key not in blobs:
             # (a context renames a key parsed twice: __elided___1)
             shown = re.sub(r"^__elided__(_\d+)*$", "__elided__", key)
@@ -376,19 +377,39 @@ def inline_resources(module: ir.Operation) -> None:
                 f"the values of 'dense_resource<{shown}>' are not in the program (elided "
                 "when it was printed)"
             )
+        data = bytes.fromhex(blobs[key])[4:]  # after the blob's alignment
+        if len(data) != math.prod(shaped.shape) * itemsize:
+            raise ResourceError(
+                f"'dense_resource<{key}>' holds {len(data)} bytes, not {shaped.shape} x {itemsize}"
+            )
+        return data
+
+    for op in constants:
+        attr = ir.DenseResourceElementsAttr(op.attributes["value"])
+        key = _RESOURCE_HANDLE.search(str(attr))[1]
         shaped = ir.ShapedType(attr.type)
         try:
             dtype = dtype_of(shaped.element_type)
         except UnsupportedElementType as err:
             raise ResourceError(f"'dense_resource<{key}>': {err}") from None
-        data = bytes.fromhex(blobs[key])[4:]  # after the blob's alignment
-        if len(data) != math.prod(shaped.shape) * dtype.itemsize:
-            raise ResourceError(
-                f"'dense_resource<{key}>' holds {len(data)} bytes, not {shaped.shape} x "
-                f"{dtype.itemsize}"
-            )
+        data = data_of(key, shaped, dtype.itemsize)
         values = np.frombuffer(data, dtype=dtype).reshape(shaped.shape)
         op.attributes["value"] = make_elements(values, attr.type)
+    for op in complex_constants:
+        # The blob's bytes as MLIR's hex form of the same data, in a copy of the op made
+        # from its text: a complex elements attribute is no Python object to hand over.
+        generic = op.get_asm(print_generic_op_form=True, enable_debug_info=True)
+        handle = _RESOURCE_HANDLE.search(generic)
+        t = ir.RankedTensorType(op.results[0].type)
+        part = ir.ComplexType(t.element_type).element_type
+        data = data_of(handle[1], t, 2 * dtype_of(part).itemsize)
+        text = (
+            f'{generic[: handle.start()]}dense<"0x{data.hex().upper()}">{generic[handle.end() :]}'
+        )
+        dense = ir.Operation.parse(text)
+        ir.InsertionPoint(op).insert(dense)
+        op.results[0].replace_all_uses_with(dense.results[0])
+        op.erase()
 
 
 __all__ = [

@@ -560,7 +560,7 @@ def _unregistered_op(module_text: str) -> str:
         for op in ops_under(module.operation):
             if not ctx.is_registered_operation(op.name):
                 return f"cannot execute '{op.name}': an op of an unregistered dialect"
-    return "the program holds ops of an unregistered dialect"
+    return "the program holds an attribute or type of an unregistered dialect"
 
 
 def _merged_signature(before: Sequence[ArgSpec], after: Sequence[ArgSpec]) -> list[ArgSpec]:

@@ -364,7 +364,7 @@ def _parse_bytecode(source: Source) -> ir.Operation:
         refused = _refused_by_mlir(err, source.name)
         line = str(refused) + _newer_producer(source.data)
         if _ENDS_EARLY.search(line):
-            line += " (the bytecode ends before its sections do: a truncated file?)"
+            line += " (the bytecode ends before its sections do: a truncated or corrupted file?)"
         raise InputError(line, refused.diagnostic_lines) from None
     except (ValueError, MemoryError, RuntimeError) as err:  # the parser's own limits
         raise InputError(_parser_failure(err, source.name)) from None

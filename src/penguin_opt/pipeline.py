@@ -341,8 +341,9 @@ def _resolve_native(text: str, ctx: ir.Context) -> str:
         if nested is not None:
             name, anchor = nested
             raise PipelineError(
-                f"'{name}' is a module pass: it cannot run nested under '{anchor}' (write it "
-                f"at the top level of the pipeline: builtin.module({name}))"
+                f"'{name}' is a module pass: it runs only at the top level of the pipeline, "
+                f"not nested under '{anchor}' (-p '{name}', or "
+                f"--pass-pipeline='builtin.module({name})')"
             )
         if "does not refer to a registered pass" in first:
             known = ", ".join(sorted(PASSES))

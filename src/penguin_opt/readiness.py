@@ -62,6 +62,7 @@ from .dialect import MHLO, STABLEHLO
 from .elements import DTYPES, UnsupportedElementType, constant_value, is_float_key, type_key
 from .ir_util import (
     defining_op_of,
+    entry_function,
     i64_values,
     ops_named,
     static_shape,
@@ -211,6 +212,15 @@ def _live(module: ir.Operation) -> ir.Operation:
     from jaxlib.mlir import passmanager
 
     live = module.clone()
+    entry, public = entry_function(live)
+    if entry is None and not public:
+        return live  # no entry to reach anything from: every function counts
+    # the passes run on @main whatever its visibility; nested modules are no functions
+    kept = [entry] if entry is not None else []
+    kept += [op for op in live.regions[0].blocks[0].operations if op.name == "builtin.module"]
+    for op in kept:
+        if "sym_visibility" in op.attributes:
+            del op.operation.attributes["sym_visibility"]
     pm = passmanager.PassManager.parse("builtin.module(symbol-dce)")
     pm.enable_verifier(False)  # (penguin-form sorts are not valid StableHLO/MHLO)
     try:
