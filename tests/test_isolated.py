@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
+import sys
 import time
 
 import pytest
@@ -122,3 +125,33 @@ def test_an_exception_in_the_child_is_raised_here_and_the_child_lives_on():
     assert isolated.call("test-error", child_pid, b"") != os.getpid()
     isolated.kill("test-error")
     assert "test-error" not in isolated._POOLS
+
+
+def test_ctrl_c_in_a_script_does_not_wait_for_the_child(tmp_path):
+    """A script interrupted (KeyboardInterrupt) while an isolated call ran waited at exit
+    for the child to finish its call (95 s of an oracle run: the review). The abandoned
+    call's child is killed: the script exits as soon as it handles the interrupt."""
+
+    script = tmp_path / "interrupted.py"
+    script.write_text(
+        "import sys, time\n"
+        "from penguin_opt import isolated\n"
+        "print('go', flush=True)\n"
+        "try:\n"
+        "    isolated.call('test-interrupted', time.sleep, 60)\n"
+        "except KeyboardInterrupt:\n"
+        "    sys.exit(130)\n"
+    )
+    start = time.monotonic()
+    proc = subprocess.Popen(
+        [sys.executable, script],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    assert proc.stdout.readline() == b"go\n"
+    time.sleep(3)  # the child is spawned and sleeping
+    os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err.decode()[-800:]
+    assert time.monotonic() - start < 30, err.decode()[-800:]

@@ -119,6 +119,9 @@ def call(
         except FutureTimeout:
             kill(kind)
             raise ChildTimedOut(kind) from None
+        except KeyboardInterrupt:  # (a script's main thread) the call is abandoned: its
+            kill(kind, wait=False)  # child would keep the interpreter's exit waiting
+            raise
     finally:
         if log is not None:
             with contextlib.suppress(OSError):
