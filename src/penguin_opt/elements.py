@@ -339,9 +339,9 @@ class ResourceError(ValueError):
 def inline_resources(module: ir.Operation) -> None:
     """Constants whose value is a ``dense_resource`` (torch-mlir's and IREE's weights, the
     constants MLIR's printer elides) get the same values as a dense attribute: XLA refuses
-    a resource, the reference interpreter reads one as whatever memory it finds. Complex
-    ones stay (their values must not reach Python, see ``constant_value``).
-    ResourceError for a resource the module has no values for
+    a resource, the reference interpreter reads one as whatever memory it finds (complex
+    ones through MLIR's hex form: their values must not reach Python, see
+    ``constant_value``). ResourceError for a resource the module has no values for
     (``dense_resource<__elided__>``: elided when it was printed) or of the wrong size."""
     from .io import module_text
     from .ir_util import ops_named

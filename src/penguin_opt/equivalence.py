@@ -38,6 +38,7 @@ import numpy as np
 from . import isolated, penguin_sort
 from .cli_common import DEFAULT_TIMEOUT, one_line
 from .elements import (
+    _RESOURCE_HANDLE,
     DTYPES,
     dtype_of,
     make_elements,
@@ -264,9 +265,6 @@ def prepare_for_interpreter(
         if handle:  # neither oracle reads one: the interpreter reads stray memory
             raise NotCheckable(f"the oracles cannot read 'dense_resource<{handle[1]}>'")
         return text
-
-
-_RESOURCE_HANDLE = re.compile(r'dense_resource<([\w.$-]+|"(?:[^"\\]|\\.)*")>')
 
 
 def _inline_resources(module: ir.Operation) -> None:
