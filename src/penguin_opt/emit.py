@@ -47,12 +47,12 @@ from __future__ import annotations
 
 import io as _io
 import re
-from collections.abc import Callable
 
 from jaxlib.mlir import ir
 
 from .cli_common import one_line
 from .io import module_bytecode, module_text
+from .ir_util import first_op
 
 # The output file suffix per kind (a batch appends it to the input's name).
 EMIT_SUFFIXES = {
@@ -164,7 +164,7 @@ def _unfuse(program: ir.Operation, name: str, what: str) -> None:
     try:
         unfuse(program)
     except UnrunnableOp as err:
-        bitcast = _first_op(program, lambda op: op.name == "mhlo.bitcast")
+        bitcast = first_op(program, lambda op: op.name == "mhlo.bitcast")
         where = name if bitcast is None else _where(bitcast.location, name, bitcast.name)
         raise EmitError(f"{where}: error: cannot emit {what}: {err}") from None
 
@@ -198,7 +198,7 @@ def _entry_named_main(program: ir.Operation) -> bool:
 def _check_registered(program: ir.Operation, name: str, what: str) -> None:
     """EmitError for the first op (in program order) of an unregistered dialect."""
     ctx = program.context
-    op = _first_op(program, lambda op: not ctx.is_registered_operation(op.name))
+    op = first_op(program, lambda op: not ctx.is_registered_operation(op.name))
     if op is not None:
         raise EmitError(
             f"{_where(op.location, name, op.name)}: error: cannot emit {what}: "
@@ -211,7 +211,7 @@ def _holds_mhlo(program: ir.Operation) -> bool:
     """An MHLO op, or an MHLO type in a function's signature (``!mhlo.token``)."""
     from .ir_util import functions
 
-    if _first_op(program, lambda op: op.name.startswith("mhlo.")) is not None:
+    if first_op(program, lambda op: op.name.startswith("mhlo.")) is not None:
         return True
     return any("!mhlo." in str(f.attributes["function_type"]) for f in functions(program))
 
@@ -246,20 +246,6 @@ def _mlir_failure(err: ir.MLIRError, name: str, what: str) -> str:
 
     where = _where_text(str(diag.location), name, op_named_in(diag.message))
     return f"{where}: error: cannot emit {what}: {message}"
-
-
-def _first_op(root: ir.Operation, predicate: Callable[[ir.Operation], bool]) -> ir.Operation | None:
-    """The first op under ``root`` (``root`` included, pre-order) ``predicate`` holds for."""
-    found: list[ir.Operation] = []
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        if predicate(op):
-            found.append(op)
-            return ir.WalkResult.INTERRUPT
-        return ir.WalkResult.ADVANCE
-
-    root.walk(visit, ir.WalkOrder.PRE_ORDER)
-    return found[0] if found else None
 
 
 def _where(loc: ir.Location, name: str, kind: str | None = None) -> str:
@@ -340,7 +326,7 @@ def _converter_failure(text: str, program: ir.Operation, name: str) -> str:
     named = _OP_NAMED.search(message)
     if where is None and named is not None:
         wanted = named.group(1)
-        op = _first_op(program, lambda op: op.name == wanted)
+        op = first_op(program, lambda op: op.name == wanted)
         where = _where(op.location, name, op.name) if op is not None else None
     return f"{where or name}: error: cannot emit HLO: {one_line(message)}"
 

@@ -45,7 +45,7 @@ from .elements import (
     read_elements,
     type_key,
 )
-from .ir_util import entry_function, ops_under, string_value
+from .ir_util import entry_function, first_op, ops_under, string_value
 from .xla_ops import UnrunnableOp, unfuse
 
 if TYPE_CHECKING:  # the bindings are imported where used
@@ -555,9 +555,9 @@ def _unregistered_op(module_text: str) -> str:
     ctx = make_context(allow_unregistered=True)
     with ctx, ir.Location.unknown(ctx):
         module = parse_allowing_penguin_sorts(module_text, "program")
-        for op in ops_under(module.operation):
-            if not ctx.is_registered_operation(op.name):
-                return f"cannot execute '{op.name}': an op of an unregistered dialect"
+        op = first_op(module.operation, lambda op: not ctx.is_registered_operation(op.name))
+        if op is not None:
+            return f"cannot execute '{op.name}': an op of an unregistered dialect"
     return "the program holds an attribute or type of an unregistered dialect"
 
 

@@ -291,6 +291,20 @@ def op_counts(root: ir.Operation) -> dict[str, int]:
     return counted
 
 
+def first_op(root: ir.Operation, predicate: Callable[[ir.Operation], bool]) -> ir.Operation | None:
+    """The first op under ``root`` (``root`` included, pre-order) ``predicate`` holds for."""
+    found: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if predicate(op):
+            found.append(op)
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+
+    root.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found[0] if found else None
+
+
 def ops_under(root: ir.Operation) -> list[ir.Operation]:
     """Every op strictly inside ``root`` (all kinds), post-order."""
     found: list[ir.Operation] = []
@@ -340,6 +354,7 @@ __all__ = [
     "create",
     "defining_op_of",
     "entry_function",
+    "first_op",
     "functions",
     "has_uses",
     "i64_values",
