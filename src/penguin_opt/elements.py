@@ -332,6 +332,12 @@ _RESOURCE_BLOB = re.compile(
 _CONSTANT_OPS = ("stablehlo.constant", "mhlo.constant", "arith.constant", "chlo.constant")
 
 
+def is_complex_tensor(t: ir.Type) -> bool:
+    """A ranked tensor of complex elements (whose elements attributes must not reach
+    Python: the bindings abort on them, see ``constant_value``)."""
+    return isinstance(t, ir.RankedTensorType) and isinstance(t.element_type, ir.ComplexType)
+
+
 class ResourceError(ValueError):
     """A ``dense_resource`` constant whose values cannot be had (the message names it)."""
 
@@ -350,8 +356,7 @@ def inline_resources(module: ir.Operation) -> None:
     for op in ops_named(module, _CONSTANT_OPS):
         if len(op.results) != 1 or "value" not in op.attributes:
             continue
-        t = op.results[0].type
-        if isinstance(t, ir.RankedTensorType) and isinstance(t.element_type, ir.ComplexType):
+        if is_complex_tensor(op.results[0].type):
             if "dense_resource<" in str(op):  # (its printed form: the attribute is no
                 complex_constants.append(op)  # Python object to read, see constant_value)
             continue
@@ -419,6 +424,7 @@ __all__ = [
     "constant_value",
     "dtype_of",
     "inline_resources",
+    "is_complex_tensor",
     "is_float_key",
     "make_elements",
     "read_elements",

@@ -41,6 +41,7 @@ from .elements import (
     _RESOURCE_HANDLE,
     DTYPES,
     dtype_of,
+    is_complex_tensor,
     make_elements,
     read_elements,
     type_key,
@@ -332,7 +333,7 @@ def _split_complex_results(module: ir.Operation) -> None:
 
     main = _main_func(module)
     ftype = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
-    if not any(_is_complex(t) for t in ftype.results):
+    if not any(is_complex_tensor(t) for t in ftype.results):
         return
     new_results = []
     for block in main.regions[0].blocks:
@@ -341,7 +342,7 @@ def _split_complex_results(module: ir.Operation) -> None:
             continue
         values = []
         for v in ret.operands:
-            if _is_complex(v.type):
+            if is_complex_tensor(v.type):
                 t = ir.RankedTensorType(v.type)
                 part = ir.RankedTensorType.get(t.shape, ir.ComplexType(t.element_type).element_type)
                 values += [
@@ -359,14 +360,8 @@ def _split_complex_results(module: ir.Operation) -> None:
     if "res_attrs" in main.attributes:  # one entry per result (else the printer crashes)
         attrs = []
         for t, a in zip(ftype.results, ir.ArrayAttr(main.attributes["res_attrs"]), strict=True):
-            attrs += [a, a] if _is_complex(t) else [a]
+            attrs += [a, a] if is_complex_tensor(t) else [a]
         main.attributes["res_attrs"] = ir.ArrayAttr.get(attrs)
-
-
-def _is_complex(t: ir.Type) -> bool:
-    from jaxlib.mlir import ir
-
-    return isinstance(t, ir.RankedTensorType) and isinstance(t.element_type, ir.ComplexType)
 
 
 def _main_func(module: ir.Operation) -> ir.Operation:
