@@ -84,33 +84,134 @@ def test_unregistered_op_is_not_checkable(tmp_path):
     assert "internal error" not in err
 
 
+_PRINTER_TITLES = """
+import re, sys
+from penguin_opt.context import make_context
+from jaxlib.mlir import ir, passmanager
+ctx = make_context()
+with ctx:
+    m = ir.Module.parse(sys.stdin.read())
+    pm = passmanager.PassManager.parse(sys.argv[1])
+    pm.enable_ir_printing(print_before_all=True, print_after_all=False)
+    pm.run(m.operation)
+"""
+EMPTY_FUNCTION = "func.func private @f() {\n  return\n}\n"
+
+
+def mlir_titles(pipeline: str, source: str = EMPTY_FUNCTION) -> list[str]:
+    """The titles MLIR's own IR printer (this jaxlib's, driven directly) gives the passes
+    of ``pipeline``: what mlir-opt of the same LLVM prints in its dump headers."""
+    proc = subprocess.run(
+        [sys.executable, "-c", _PRINTER_TITLES, pipeline],
+        input=source.encode(),
+        capture_output=True,
+        check=True,
+    )
+    found = re.findall(r"^// -----// IR Dump Before (.*) //----- //$", proc.stderr.decode(), re.M)
+    return list(dict.fromkeys(found))
+
+
+def ours(name: str, arg: str, options: str) -> str:
+    """A title of one of our passes, in the form MLIR's printer uses for its own."""
+    if mlir_titles("builtin.module(symbol-dce)", "module {}")[0].endswith(": symbol-dce"):
+        return f"{name}: {arg}{{{options}}}"  # newer MLIR: NAME: ARG{options}
+    return f"{name} ({arg})"
+
+
+INLINE = ("Inline", "inline", "max-depth=64 max-inlined-ops=2000000")
+FOR_PENGUIN = (
+    "StablehloCanonicalizeForPenguin",
+    "stablehlo-canonicalize-for-penguin",
+    "broadcast-num-elements-to-fold=65536 resize-nearest-grad-mode=mean all-functions=false",
+)
+
+
 def test_print_ir_before_and_after_all_name_only_user_passes():
     proc = run(
         EXAMPLE, "-p", f"{PIPELINE},cse", "--mlir-print-ir-before-all", "--mlir-print-ir-after-all"
     )
     assert proc.returncode == 0, proc.stderr
     err = proc.stderr.decode()
+    (cse,) = mlir_titles("builtin.module(cse)")
+    assert cse.startswith("CSE"), cse  # MLIR's name for the pass, not its argument
     assert dumps(err) == [
-        "Before Inline (inline)",
-        "After Inline (inline)",
-        "Before StablehloCanonicalizeForPenguin (stablehlo-canonicalize-for-penguin)",
-        "After StablehloCanonicalizeForPenguin (stablehlo-canonicalize-for-penguin)",
-        "Before cse (cse)",
-        "After cse (cse)",
+        f"Before {ours(*INLINE)}",
+        f"After {ours(*INLINE)}",
+        f"Before {ours(*FOR_PENGUIN)}",
+        f"After {ours(*FOR_PENGUIN)}",
+        f"Before {cse}",
+        f"After {cse}",
     ]
     for helper in HELPER_NAMES:
         assert helper not in err
     # the dump after cse shows the penguin form, as the IR stands between the passes
-    assert '"stablehlo.sort"(%arg0) <{' in err.split("After cse (cse)")[1]
+    assert '"stablehlo.sort"(%arg0) <{' in err.split(f"After {cse}")[1]
 
 
-def test_print_ir_module_scope_is_accepted_and_changes_nothing():
-    """mlir-opt users add --mlir-print-ir-module-scope to get whole-module dumps (it was
-    an unrecognized argument; outside tester H): the dumps here always are."""
-    args = (EXAMPLE, "-p", f"{PIPELINE},cse", "--mlir-print-ir-after-all")
+NESTED = """func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.add %arg0, %arg0 : tensor<4xf32>
+  %1 = stablehlo.add %arg0, %arg0 : tensor<4xf32>
+  %2 = stablehlo.multiply %0, %1 : tensor<4xf32>
+  return %2 : tensor<4xf32>
+}
+func.func private @g(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  return %arg0 : tensor<4xf32>
+}
+"""
+
+
+def test_native_passes_print_as_mlir_prints_them(tmp_path):
+    """A native element's dumps are MLIR's own: one per pass it runs, titled and scoped
+    as mlir-opt prints them (a pass nested under func.func prints each function it ran
+    on; with --mlir-print-ir-module-scope the module, naming the function)."""
+    src = tmp_path / "nested.mlir"
+    src.write_text(NESTED)
+    args = (src, "-p", "func.func(cse,canonicalize)", "--mlir-print-ir-after-all")
     plain, scoped = run(*args), run(*args, "--mlir-print-ir-module-scope")
-    assert plain.returncode == scoped.returncode == 0, scoped.stderr
-    assert (scoped.stdout, scoped.stderr) == (plain.stdout, plain.stderr)
+    assert plain.returncode == scoped.returncode == 0, plain.stderr + scoped.stderr
+    cse, canonicalize = mlir_titles("builtin.module(func.func(cse,canonicalize))")
+    assert dumps(plain.stderr.decode()) == [f"After {cse}", f"After {canonicalize}"] * 2
+    err = plain.stderr.decode()
+    first = err.split("//----- //\n")[1]
+    assert first.startswith("func.func @main("), err
+    assert "module" not in first, err
+    assert dumps(scoped.stderr.decode()) == [
+        f"After {t} ('func.func' operation: @{f})"
+        for f in ("main", "g")
+        for t in (cse, canonicalize)
+    ]
+    assert scoped.stderr.decode().split("//----- //\n")[1].startswith("module {")
+    assert plain.stdout == scoped.stdout == run(src, "-p", "func.func(cse,canonicalize)").stdout
+
+
+def test_after_change_and_after_failure_narrow_after_all(tmp_path):
+    """As in mlir-opt, --mlir-print-ir-after-change and --mlir-print-ir-after-failure
+    narrow --mlir-print-ir-after-all, for native passes and ours alike."""
+    src = tmp_path / "nested.mlir"
+    src.write_text(NESTED)
+    pipeline = "cse,symbol-dce,stablehlo-canonicalize-for-penguin"
+    changed = run(src, "-p", pipeline, "--mlir-print-ir-after-all", "--mlir-print-ir-after-change")
+    assert changed.returncode == 0, changed.stderr
+    (cse,) = mlir_titles("builtin.module(cse)")
+    (symbol_dce,) = mlir_titles("builtin.module(symbol-dce)")
+    # cse merges the adds in @main (@g has nothing to merge), symbol-dce erases @g, ours
+    # finds nothing to rewrite
+    assert dumps(changed.stderr.decode()) == [
+        f"After {cse}",
+        f"After {symbol_dce}",
+    ]
+    failing = tmp_path / "bad.mlir"
+    failing.write_text(RESIZE_WITH_TWO_OPERANDS)
+    failed = run(
+        failing,
+        "-p",
+        "cse,stablehlo-canonicalize-for-penguin",
+        "--mlir-print-ir-after-all",
+        "--mlir-print-ir-after-failure",
+    )
+    assert failed.returncode == 1
+    name, arg, options = FOR_PENGUIN
+    assert dumps(failed.stderr.decode()) == [f"After {ours(name + ' Failed', arg, options)}"]
 
 
 def test_print_ir_before_and_after_named_passes():
@@ -122,10 +223,11 @@ def test_print_ir_before_and_after_named_passes():
         "-mlir-print-ir-after=inline,cse",
     )
     assert proc.returncode == 0, proc.stderr
+    (cse,) = mlir_titles("builtin.module(cse)")
     assert dumps(proc.stderr.decode()) == [
-        "After Inline (inline)",
-        "Before cse (cse)",
-        "After cse (cse)",
+        f"After {ours(*INLINE)}",
+        f"Before {cse}",
+        f"After {cse}",
     ]
 
 
@@ -138,27 +240,26 @@ def test_print_ir_after_change_skips_passes_that_change_nothing():
     )
     assert proc.returncode == 0, proc.stderr
     # the second for-penguin run and symbol-dce find nothing left to change
-    assert dumps(proc.stderr.decode()) == [
-        "After Inline (inline)",
-        "After StablehloCanonicalizeForPenguin (stablehlo-canonicalize-for-penguin)",
-    ]
+    assert dumps(proc.stderr.decode()) == [f"After {ours(*INLINE)}", f"After {ours(*FOR_PENGUIN)}"]
+
+
+RESIZE_WITH_TWO_OPERANDS = (
+    "func.func @main(%arg0: tensor<1x8x8x3xf32>, %arg1: tensor<1x8x8x3xf32>)"
+    " -> tensor<1x4x4x3xf32> {\n"
+    "  %0 = stablehlo.custom_call @ResizeNearestGrad(%arg0, %arg1)"
+    " : (tensor<1x8x8x3xf32>, tensor<1x8x8x3xf32>) -> tensor<1x4x4x3xf32>\n"
+    "  return %0 : tensor<1x4x4x3xf32>\n}\n"
+)
 
 
 def test_print_ir_after_failure(tmp_path):
     src = tmp_path / "bad.mlir"
-    src.write_text(
-        "func.func @main(%arg0: tensor<1x8x8x3xf32>, %arg1: tensor<1x8x8x3xf32>)"
-        " -> tensor<1x4x4x3xf32> {\n"
-        "  %0 = stablehlo.custom_call @ResizeNearestGrad(%arg0, %arg1)"
-        " : (tensor<1x8x8x3xf32>, tensor<1x8x8x3xf32>) -> tensor<1x4x4x3xf32>\n"
-        "  return %0 : tensor<1x4x4x3xf32>\n}\n"
-    )
+    src.write_text(RESIZE_WITH_TWO_OPERANDS)
     proc = run(src, "-p", "cse,stablehlo-canonicalize-for-penguin", "--mlir-print-ir-after-failure")
     assert proc.returncode == 1
     err = proc.stderr.decode()
-    assert dumps(err) == [
-        "After StablehloCanonicalizeForPenguin Failed (stablehlo-canonicalize-for-penguin)"
-    ]
+    name, arg, options = FOR_PENGUIN
+    assert dumps(err) == [f"After {ours(name + ' Failed', arg, options)}"]
     assert err.strip().splitlines()[-1].endswith("ResizeNearestGrad: only one operand allowed")
 
 

@@ -120,7 +120,7 @@ def build_parser() -> Parser:
     )
     p.add_flag(
         "--mlir-print-ir-module-scope",
-        "print the whole module in IR dumps (always so here: every pass is a module pass)",
+        "IR dumps of passes nested under func.func print the whole module (ours always do)",
     )
     p.add_flag("--mlir-print-op-generic", "print MLIR's generic op form")
     p.add_flag("--mlir-print-debuginfo", "print locations")
@@ -345,6 +345,7 @@ def _printing(args: argparse.Namespace) -> IRPrinting:
         generic=args.mlir_print_op_generic,
         debug_info=args.mlir_print_debuginfo,
         local_scope=args.mlir_print_local_scope,
+        module_scope=args.mlir_print_ir_module_scope,
         elide_elements_limit=limit,
     )
 

@@ -28,6 +28,7 @@ from jaxlib.mlir import ir, passmanager
 from . import penguin_sort
 from .cli_common import native_stderr_captured, one_line, stage
 from .ir_util import ops_named
+from .native_child import ABORTING_PASSES
 from .passes import PASSES
 from .passes.base import (
     Diagnostic,
@@ -140,12 +141,23 @@ VERIFY_MODES = ("default", "each", "off")
 
 @dataclass(frozen=True)
 class IRPrinting:
-    """mlir-opt's ``--mlir-print-ir-*`` options, at the granularity of pipeline elements.
+    """mlir-opt's ``--mlir-print-ir-*`` options.
 
-    Dumps show the IR between the passes the user named, as MLIR prints it (``// -----//
-    IR Dump After NAME (arg) //----- //`` and the module); penguin-opt's own helper steps
+    A native element (``cse``, ``func.func(cse,canonicalize)``) prints through MLIR's own
+    IR printer: one dump per pass it runs, headed and scoped as this jaxlib's mlir-opt
+    heads and scopes them (``// -----// IR Dump After CSEPass: cse //----- //`` in newer
+    MLIR, ``... After CSEPass (cse) ...`` in older; a pass nested under ``func.func``
+    prints the function it ran on unless ``module_scope``). Our passes, and native
+    elements MLIR's printer cannot serve exactly (a named pass among others in one
+    element, penguin-form sorts in the module, ``--mlir-print-debuginfo`` or
+    ``--mlir-print-local-scope``, a pass run in a child process), print the whole module
+    between elements under a header of the same form. penguin-opt's own helper steps
     (verification, the expanded sorts native passes are given) never appear in them.
-    ``before``/``after`` hold pass arguments (``cse``, ``stablehlo-canonicalize-conv``)."""
+    ``before``/``after`` hold pass arguments (``cse``, ``stablehlo-canonicalize-conv``).
+
+    As in mlir-opt, ``after_change`` and ``after_failure`` narrow the dumps after passes:
+    to passes that changed the IR, to the pass that failed (either alone prints after
+    every pass it admits); a failed pass is dumped whenever dumps after it were asked."""
 
     before_all: bool = False
     after_all: bool = False
@@ -156,17 +168,57 @@ class IRPrinting:
     generic: bool = False
     debug_info: bool = False
     local_scope: bool = False  # --mlir-print-local-scope
+    module_scope: bool = False  # --mlir-print-ir-module-scope
     source_name: str | None = None  # the input's name, for the locations of its text
     elide_elements_limit: int | None = None
 
     def wants_before(self, el: Element) -> bool:
         return self.before_all or bool(self.before & el.pass_names)
 
+    def _after_admits(self, el: Element) -> bool:
+        return (
+            self.after_all
+            or self.after_change
+            or self.after_failure
+            or bool(self.after & el.pass_names)
+        )
+
     def wants_after(self, el: Element, changed: Callable[[], bool]) -> bool:
-        """``changed()``: whether the element changed the IR (asked only when needed)."""
-        if self.after_all or self.after & el.pass_names:
-            return True
-        return self.after_change and changed()
+        """After a pass that succeeded; ``changed()``: whether the element changed the IR
+        (asked only when needed)."""
+        if not self._after_admits(el) or self.after_failure:
+            return False
+        return not self.after_change or changed()
+
+    def wants_failed(self, el: Element) -> bool:
+        return self._after_admits(el)
+
+    def native(self, el: Element) -> dict[str, object] | None:
+        """``PassManager.enable_ir_printing`` arguments that print exactly the dumps asked
+        of the native element ``el``, or None when MLIR's printer cannot (a named pass
+        among others of the element, debug info or local scope) or nothing is asked."""
+        if self.debug_info or self.local_scope:
+            return None
+        names = el.pass_names
+
+        def uniform(named: frozenset[str]) -> bool:
+            return not (named & names) or names <= named
+
+        if not (uniform(self.before) and uniform(self.after)):
+            return None
+        before = self.wants_before(el)
+        after = self._after_admits(el)
+        if not (before or after):
+            return None
+        return {
+            "print_before_all": before,
+            "print_after_all": after,
+            "print_module_scope": self.module_scope,
+            "print_after_change": self.after_change,
+            "print_after_failure": self.after_failure,
+            "large_elements_limit": self.elide_elements_limit,
+            "print_generic_op_form": self.generic,
+        }
 
     def dump(self, when: str, el: Element, module: ir.Operation, out: TextIO | None = None) -> None:
         from .io import module_text
@@ -180,10 +232,72 @@ class IRPrinting:
             local_scope=self.local_scope,
             source_name=self.source_name,
         )
-        out.write(f"// -----// IR Dump {when} {el.display_name} ({el.label}) //----- //\n")
+        out.write(f"// -----// IR Dump {when} {_pass_title(el, module)} //----- //\n")
         out.write(text if text.endswith("\n") else text + "\n")
         out.write("\n")
         out.flush()
+
+
+def _pass_title(el: Element, module: ir.Operation) -> str:
+    """How MLIR's IR printer of this jaxlib names a pass in a dump header: ``NAME: ARG``
+    with every option spelled out (newer MLIR), or ``NAME (ARG)``. A native element of
+    one pass has the title MLIR gives it; one of several passes, its text."""
+    if el.ours is None and el.display is None:
+        title = _native_title(el.text, module)
+        if title is not None:
+            return title
+    if _colon_titles():
+        arg = el.ours.pipeline_text() if el.ours is not None else el.text
+        return f"{el.display_name}: {arg}"
+    return f"{el.display_name} ({el.label})"
+
+
+_TITLE_STYLE: list[bool] = []
+_NATIVE_TITLES: dict[str, str | None] = {}
+_HEADER_TITLE = re.compile(r"^// -----// IR Dump Before (.+) //----- //$", re.M)
+
+
+def _printer_titles(pipeline: str, module: ir.Operation) -> list[str]:
+    """The titles MLIR's IR printer gives the passes of ``pipeline`` run on ``module``."""
+    with module.context:
+        pm = passmanager.PassManager.parse(f"builtin.module({pipeline})")
+        pm.enable_ir_printing(print_before_all=True, print_after_all=False)
+        with native_stderr_captured() as printed:
+            try:
+                pm.run(module)
+            except ir.MLIRError:
+                pass  # the titles printed before the failure are all that is wanted
+    return list(dict.fromkeys(_HEADER_TITLE.findall(printed[0])))
+
+
+def _colon_titles() -> bool:
+    """Whether this MLIR heads a dump ``NAME: ARG`` (asked of its printer once)."""
+    if not _TITLE_STYLE:
+        from .context import make_context
+
+        ctx = make_context()
+        with ctx, ir.Location.unknown(ctx):
+            titles = _printer_titles("symbol-dce", ir.Module.create().operation)
+        _TITLE_STYLE.append(bool(titles) and titles[0].endswith(": symbol-dce"))
+    return _TITLE_STYLE[0]
+
+
+def _native_title(text: str, module: ir.Operation) -> str | None:
+    """MLIR's title for the one pass of the native element ``text`` (None for an element
+    of several passes, or of a pass that must run in a child process), learned once per
+    element text from its printer, running the element on a copy of ``module`` as the
+    pipeline gives it (a pass run on a module of its own might not run, or fail)."""
+    if text not in _NATIVE_TITLES:
+        title = None
+        if not frozenset(_PASS_NAME.findall(_without_options(text))) & ABORTING_PASSES:
+            pipeline = _native_pipeline_text(text, module.context)
+            copy = module.clone()
+            with module.context, ir.Location.unknown():
+                _expand_marked(copy)
+            titles = _printer_titles(pipeline, copy)
+            title = titles[0] if len(titles) == 1 else None
+        _NATIVE_TITLES[text] = title
+    return _NATIVE_TITLES[text]
 
 
 @dataclass
@@ -246,9 +360,19 @@ class Pipeline:
         instances = _instance_keys(self.elements)
         with ctx, ir.Location.unknown(ctx):
             for i, el in enumerate(self.elements):
-                if printing.wants_before(el):
+                native = None  # enable_ir_printing's arguments when MLIR prints el's dumps
+                if el.ours is None:
+                    if penguin_seen is None:
+                        penguin_seen = bool(penguin_sort.penguin_sorts(module))
+                    if not el.pass_names & ABORTING_PASSES:
+                        native = printing.native(el)
+                    # (MLIR's printer would show the expanded sorts native passes get)
+                    if native is not None and penguin_seen and penguin_sort.penguin_sorts(module):
+                        native = None
+                if native is None and printing.wants_before(el):
                     printing.dump("Before", el, module)
-                before_text = _fingerprint(module) if printing.after_change else None
+                track = native is None and printing.after_change
+                before_text = _fingerprint(module) if track else None
                 stage(f"running {el.label}")
                 start = time.perf_counter()
                 state.penguin_sorts = None  # a pass sets it when its walk lists them
@@ -267,25 +391,32 @@ class Pipeline:
                             _verify(run_of_ours)(module, known)
                             run_of_ours = []
                     else:
-                        if penguin_seen is None:
-                            penguin_seen = bool(penguin_sort.penguin_sorts(module))
-                        self._run_native(el, module, ctx, penguin_seen, verify)
+                        self._run_native(el, module, ctx, bool(penguin_seen), verify, native)
                 except BaseException:
                     state.penguin_sorts, state.instance = None, {}
                     state.timings.append((el.label, time.perf_counter() - start))
-                    if printing.after_failure:
+                    if native is None and printing.wants_failed(el):
                         printing.dump("After", _failed(el), module)
                     raise
                 state.timings.append((el.label, time.perf_counter() - start))
-                if printing.wants_after(el, lambda b=before_text: _fingerprint(module) != b):
+                if native is None and printing.wants_after(
+                    el, lambda b=before_text: _fingerprint(module) != b
+                ):
                     printing.dump("After", el, module)
         return state
 
     @staticmethod
     def _run_native(
-        el: Element, module: ir.Operation, ctx: ir.Context, penguin_seen: bool, verify: bool
+        el: Element,
+        module: ir.Operation,
+        ctx: ir.Context,
+        penguin_seen: bool,
+        verify: bool,
+        printing: dict[str, object] | None = None,
     ) -> None:
-        from .native_child import ABORTING_PASSES, run_isolated
+        """``printing``: MLIR's IR printer prints this element's dumps (to the stderr
+        passed on after the pass), with these ``enable_ir_printing`` arguments."""
+        from .native_child import run_isolated
 
         text = _native_pipeline_text(el.text, ctx)
         marked = _expand_marked(module) if penguin_seen else 0
@@ -294,10 +425,20 @@ class Pipeline:
         else:
             pm = passmanager.PassManager.parse(f"builtin.module({text})", context=ctx)
             pm.enable_verifier(verify)
-            # what native passes write to the C++ stderr (print-op-stats, warnings) is
-            # passed on after the pass; the line before an abort becomes part of ours
-            with native_stderr_captured(forward=True):
-                pm.run(module)
+            threaded = ctx.get_num_threads() > 1
+            if printing is not None:
+                if printing["print_module_scope"] and threaded:  # (MLIR's printer needs it)
+                    ctx.enable_multithreading(False)
+                pm.enable_ir_printing(**printing)
+            # what native passes write to the C++ stderr (print-op-stats, warnings, IR
+            # dumps) is passed on after the pass; the line before an abort becomes part
+            # of ours
+            try:
+                with native_stderr_captured(forward=True):
+                    pm.run(module)
+            finally:
+                if threaded and ctx.get_num_threads() == 1:
+                    ctx.enable_multithreading(True)
         if marked:
             _fuse_marked(module)
 
