@@ -118,12 +118,15 @@ class StablehloCanonicalizeForPenguin(CanonicalizeForPenguin):
 def target_functions(
     module: ir.Operation, all_functions: bool, pass_name: str
 ) -> list[ir.Operation]:
-    """The seed's getMainFunction: ``@main``, else the only public function."""
+    """The seed's getMainFunction: ``@main``, else the only public function; a module
+    without functions (a blank ``--split-input-file`` chunk) has nothing to rewrite."""
     if all_functions:
         return functions(module)
     entry, public = entry_function(module)
     if entry is not None:
         return [entry]
+    if not public and not functions(module):
+        return []
     names = ", ".join("@" + symbol_name(f) for f in public)
     raise PassError(
         Diagnostic(
