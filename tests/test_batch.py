@@ -886,3 +886,23 @@ def test_summary_counts_readiness_hazards_apart_from_findings():
         "  penguin readiness (the report has each) findings: tuple 2; hazards: convert-fold 1\n"
         in stream.getvalue()
     ), stream.getvalue()
+
+
+def test_progress_and_summary_count_in_the_singular():
+    """ "1 rewrite", "1 program", "1 file" (outside tester K saw "1 rewrites")."""
+    record = {
+        "status": "ok",
+        "input": "a.mlir",
+        "output": "out/a.mlir",
+        "ops_before": 3,
+        "ops_after": 2,
+        "seconds": 0.5,
+        "statistics": {"p": {"r": {"matched": 1, "rewritten": 1, "skipped": {}}}},
+    }
+    assert batch.describe(record) == "a.mlir -> out/a.mlir (3 -> 2 ops, 1 rewrite, 0.5 s)"
+    summary = batch.summarize([record], [("b.txt", "not a program")], 1.0)
+    out = io.StringIO()
+    batch.print_summary(summary, [record], out)
+    first = out.getvalue().splitlines()[0]
+    assert first.startswith("penguin-opt: 1 program: 1 ok, "), first
+    assert "; 1 file skipped; 1.0 s" in first, first

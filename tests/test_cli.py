@@ -160,6 +160,11 @@ def test_pass_error_writes_nothing(tmp_path):
         (["-p", "cse", "--emit=bytecode", "--verify-diagnostics"], "cannot be combined"),
         (["-p", "cse", "--mlir-elide-elementsattrs-if-larger=-1"], "N >= 0"),
         (["--check-equivalence"], "needs a pipeline"),
+        # the message of the value's rule, not Python's name for it ("invalid _x value")
+        (["--jobs", "0"], "argument --jobs: expected an integer > 0, got 0"),
+        (["--jobs", "abc"], "argument --jobs: expected an integer, got 'abc'"),
+        (["--executor", "foo"], "expected 'local' or 'dask://HOST:PORT', got 'foo'"),
+        (["--check-equivalence", "--trials", "0"], "argument --trials: expected an integer > 0"),
     ],
 )
 def test_usage_errors_exit_2(args, needle, tmp_path):
@@ -690,3 +695,25 @@ def test_a_stablehlo_program_holding_mhlo_ops_gets_no_dialect_warning(tmp_path):
     proc = penguin_opt(src, "-p", "stablehlo-canonicalize-for-penguin", "-o", tmp_path / "o")
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == b"", proc.stderr
+
+
+def test_help_shows_optional_values_as_optional():
+    """A flag whose value is optional reads ``--flag[=VALUE]`` in the usage and the
+    option list (argparse wrote ``--flag VALUE``, as if the value were needed)."""
+    proc = penguin_opt("--help")
+    assert proc.returncode == 0, proc.stderr
+    text = proc.stdout.decode()
+    for shown in (
+        "[--pass-statistics[=BOOL]]",
+        "[--split-input-file[=MARKER]]",
+        "[--verify-diagnostics[=all|only-expected]]",
+        "\n  --mlir-print-ir-after-all[=BOOL]",
+        "[--pass-statistics-json FILE]",  # a value it needs stays as it was
+        "[--jobs N]",
+    ):
+        assert shown in text, shown
+    assert "--pass-statistics BOOL" not in text
+    check = subprocess.run(
+        [sys.executable, "-m", "penguin_opt.check_cli", "--help"], capture_output=True, text=True
+    )
+    assert "show Python tracebacks on errors" in check.stdout, check.stdout + check.stderr

@@ -759,7 +759,7 @@ def describe(record: dict) -> str:
     checked = f", results {check['result']}" if check else ""
     return (
         f"{shown_name(record['input'])} -> {shown_name(record['output'])} "
-        f"({ops}{rewritten:,} rewrites"
+        f"({ops}{rewritten:,} rewrite{'s' * (rewritten != 1)}"
         f"{checked}, {record['seconds']:.1f} s)"
     )
 
@@ -827,11 +827,15 @@ def exit_code(statuses: Counter, *, not_ready: bool = False) -> int:
     return EXIT_OK
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'s' * (n != 1)}"
+
+
 def print_summary(summary: dict, records: list[dict], stream: TextIO) -> None:
     counts = ", ".join(f"{summary[s]} {s}" for s in STATUSES)
     print(
-        f"penguin-opt: {summary['programs']} programs: {counts}; "
-        f"{summary['skipped_files']} files skipped; {summary['seconds']:.1f} s",
+        f"penguin-opt: {_count(summary['programs'], 'program')}: {counts}; "
+        f"{_count(summary['skipped_files'], 'file')} skipped; {summary['seconds']:.1f} s",
         file=stream,
     )
     print(f"  ops: {summary['ops_before']:,} before, {summary['ops_after']:,} after", file=stream)

@@ -119,11 +119,11 @@ def penguin_check_main(argv: list[str] | None = None) -> int:
 
 def _penguin_check(argv: list[str]) -> int:
     p = Parser(prog="penguin-check", description=penguin_check_main.__doc__)
-    p.add_argument("before")
-    p.add_argument("after")
+    p.add_argument("before", help="the program before (a file in any form penguin-opt reads)")
+    p.add_argument("after", help="the program after, e.g. penguin-opt's output")
     add_check_options(p)
     add_version_option(p)
-    p.add_argument("--debug", action="store_true")
+    p.add_argument("--debug", action="store_true", help="show Python tracebacks on errors")
     p.add_argument(
         "--allow-unregistered-dialect",
         action="store_true",

@@ -33,6 +33,7 @@ from .cli_common import (
     chunk_started,
     one_line,
     output_silenced,
+    positive_int,
     run_command,
     shown_name,
     stage,
@@ -231,7 +232,7 @@ def build_parser() -> Parser:
     g = p.add_argument_group("batches (several inputs, directories, multi-graph dumps)")
     g.add_argument(
         "--jobs",
-        type=_positive_int,
+        type=positive_int,
         default=os.cpu_count() or 1,
         metavar="N",
         help="worker processes, one program at a time each (default: the "
@@ -257,20 +258,12 @@ def build_parser() -> Parser:
     return p
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise ValueError(f"expected a positive integer, got '{text}'")
-    return value
-
-
 def _executor(text: str) -> str:
+    import argparse
+
     if text == "local" or (text.startswith("dask://") and len(text) > len("dask://")):
         return text
-    raise ValueError(f"expected 'local' or 'dask://HOST:PORT', got '{text}'")
+    raise argparse.ArgumentTypeError(f"expected 'local' or 'dask://HOST:PORT', got '{text}'")
 
 
 def list_passes(out: TextIO = sys.stdout) -> None:

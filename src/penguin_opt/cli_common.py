@@ -56,6 +56,7 @@ __all__ = [
     "one_line",
     "one_line_warnings_recorded",
     "output_silenced",
+    "positive_int",
     "quiet_stdout",
     "run_command",
     "shown_name",
@@ -735,6 +736,19 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:  # one line, exit 2
         raise UsageError(message)
 
+    def format_usage(self) -> str:
+        return self._optional_values_shown(super().format_usage())
+
+    def format_help(self) -> str:
+        return self._optional_values_shown(super().format_help())
+
+    def _optional_values_shown(self, text: str) -> str:
+        """``--name[=VALUE]`` for the options whose value is optional (argparse shows
+        ``--name VALUE``, as if one were needed, and a value goes only after '=')."""
+        for name in sorted(self._bare_values, key=len, reverse=True):
+            text = re.sub(rf"(?<![\w-]){re.escape(name)} ([^\s,\]]+)", rf"{name}[=\1]", text)
+        return text
+
     def add_flag(
         self,
         name: str,
@@ -842,7 +856,7 @@ def _number(kind: type, what: str, *, positive: bool) -> Callable[[str], int | f
 
 
 _non_negative_int = _number(int, "an integer", positive=False)
-_positive_int = _number(int, "an integer", positive=True)
+positive_int = _number(int, "an integer", positive=True)
 _tolerance = _number(float, "a finite number", positive=False)
 _positive_float = _number(float, "a finite number", positive=True)
 
@@ -852,7 +866,7 @@ def add_check_options(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--seed", type=_non_negative_int, default=0, help="seed of the random inputs (default 0)"
     )
-    g.add_argument("--trials", type=_positive_int, default=2, help="random input sets (default 2)")
+    g.add_argument("--trials", type=positive_int, default=2, help="random input sets (default 2)")
     g.add_argument(
         "--rtol",
         type=_tolerance,
@@ -882,7 +896,7 @@ def add_check_options(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument(
         "--dynamic-dim-size",
-        type=_positive_int,
+        type=positive_int,
         default=None,
         metavar="N",
         help="size of every dynamic dimension of @main's arguments in random inputs: the "
