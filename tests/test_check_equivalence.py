@@ -1264,3 +1264,18 @@ def test_the_memory_guard_counts_every_trial(monkeypatch):
         equivalence._refuse_inputs_beyond_memory(signature, 200)  # 800 KB kept
     with pytest.raises(NotCheckable, match="more than half of the memory here"):
         equivalence._refuse_inputs_beyond_memory([((20_000,), "complex<f64>")], 1)
+
+
+def test_a_daemonic_process_is_told_how_to_run_the_oracles(monkeypatch):
+    """The oracles run in child processes, which a daemonic process (a dask worker, by
+    default) may not start: not checkable, saying how to start the workers (it was
+    Python's bare 'AssertionError: daemonic processes are not allowed to have
+    children')."""
+    import multiprocessing
+
+    from penguin_opt import equivalence
+
+    monkeypatch.setitem(multiprocessing.current_process()._config, "daemon", True)
+    assert multiprocessing.current_process().daemon
+    with pytest.raises(equivalence.NotCheckable, match="DASK_DISTRIBUTED__WORKER__DAEMON=False"):
+        equivalence.run_xla("func.func @main() {\n  return\n}\n", [])

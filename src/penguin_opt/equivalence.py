@@ -871,6 +871,14 @@ def _run_child(
     the child did not expect (e.g. MemoryError) raises NotCheckable."""
     what = what or f"the {kind} oracle"
     timeout = _TIMEOUT.get()
+    import multiprocessing
+
+    if multiprocessing.current_process().daemon:  # (Python refuses it: an AssertionError)
+        raise NotCheckable(
+            f"{what} needs a child process, which a daemonic process may not start (dask's "
+            "workers are daemonic by default: start them with distributed.worker.daemon: "
+            "False, e.g. DASK_DISTRIBUTED__WORKER__DAEMON=False)"
+        )
     try:
         result = pickle.loads(
             isolated.call(kind, fn, pickle.dumps((text, inputs)), timeout=timeout, stderr="capture")
