@@ -282,6 +282,45 @@ def test_hlo_text_prints_large_constants_in_full():
     assert_same_results(text, penguin_opt.to_text(penguin_opt.parse(hlo_text)))
 
 
+@pytest.mark.parametrize(
+    "element", ["f32", "f64", "f16", "bf16", "f8E4M3FN", "f8E5M2", "complex<f32>"]
+)
+def test_hlo_text_keeps_negative_zeros(element):
+    """XLA's HLO printer writes a float -0.0 as ``-0``, which its parser reads as +0.0
+    (1 / (x + c) then differs at x = -0); the emitted text reads back with -0.0."""
+    zero = "(-0.0, -0.0)" if element.startswith("complex") else "-0.0"
+    one = "(1.0, 0.0)" if element.startswith("complex") else "1.0"
+    t = f"tensor<2x2x{element}>"
+    text = (
+        f"func.func @main() -> ({t}, tensor<{element}>) {{\n"
+        f"  %c = stablehlo.constant dense<[[{zero}, {one}], [{one}, {zero}]]> : {t}\n"
+        f"  %s = stablehlo.constant dense<{zero}> : tensor<{element}>\n"
+        f"  return %c, %s : {t}, tensor<{element}>\n}}\n"
+    )
+    hlo_text = emit.render(processed(text, "cse"), "hlo-text")
+    assert re.search(r"(?<![\w.])-0(?![\w.])", hlo_text) is None, hlo_text
+    back = penguin_opt.to_text(penguin_opt.parse(hlo_text))
+    negative = back.count("-0.000000e+00")
+    assert negative == (6 if element.startswith("complex") else 3), back
+
+
+def test_negative_zeros_are_rewritten_in_constants_only():
+    text = (
+        "  c = f32[3]{0} constant({-0, 1, -0.5})\n"
+        "  d = f32[2,2]{1,0} constant({ { -0, 2 }, {3, -0 } })\n"
+        '  e = s32[] constant(0), metadata={op_name="a-0"}\n'
+        "  f = f32[] constant(-0)\n"
+        '  g = f32[3]{0} add(a, b), metadata={op_name="x -0 y"}\n'
+    )
+    assert emit.negative_zeros_kept(text) == (
+        "  c = f32[3]{0} constant({-0.0, 1, -0.5})\n"
+        "  d = f32[2,2]{1,0} constant({ { -0.0, 2 }, {3, -0.0 } })\n"
+        '  e = s32[] constant(0), metadata={op_name="a-0"}\n'
+        "  f = f32[] constant(-0.0)\n"
+        '  g = f32[3]{0} add(a, b), metadata={op_name="x -0 y"}\n'
+    )
+
+
 def test_the_converter_logs_nothing_to_stderr(capfd):
     module = processed(MHLO_ARGSORT, f"inline,{MHLO_PASSES}")
     capfd.readouterr()

@@ -299,10 +299,24 @@ def _convert_in_child(bytecode: bytes, kind: str) -> tuple[bool, str | bytes]:
     try:
         computation = mlir_to_xla_computation(bytecode)
         if kind == "hlo-text":
-            return True, computation.as_hlo_text(print_large_constants=True)
+            return True, negative_zeros_kept(computation.as_hlo_text(print_large_constants=True))
         return True, computation.as_serialized_hlo_module_proto()
     except Exception as err:  # XLA status errors
         return False, str(err)
+
+
+# A "-0" element of a literal, which XLA's HLO printer writes for a float -0.0 and its
+# parser reads back as +0.0 (an integer token); "-0.0" reads as -0.0.
+_NEGATIVE_ZERO = re.compile(r"(?<=[({,\s])-0(?=[,})\s])")
+_CONSTANT_LINE = re.compile(r"^.* constant\(.*$", re.M)
+
+
+def negative_zeros_kept(hlo_text: str) -> str:
+    """HLO text whose float constants keep their negative zeros when XLA reads it
+    (``-0`` -> ``-0.0`` in constant literals; integers never print ``-0``)."""
+    if "-0" not in hlo_text:
+        return hlo_text
+    return _CONSTANT_LINE.sub(lambda m: _NEGATIVE_ZERO.sub("-0.0", m.group()), hlo_text)
 
 
 _STATUS = re.compile(r"^[A-Z_]+: ")  # absl status codes: "UNKNOWN: ", "INVALID_ARGUMENT: "
