@@ -184,6 +184,27 @@ def test_native_passes_print_as_mlir_prints_them(tmp_path):
     assert plain.stdout == scoped.stdout == run(src, "-p", "func.func(cse,canonicalize)").stdout
 
 
+def test_module_scope_names_the_op_for_every_pass(tmp_path):
+    """With --mlir-print-ir-module-scope MLIR's headers name the op the pass ran on (our
+    passes: the module, with its symbol if it has one); a native pass run in a child
+    process (hlo-legalize-to-stablehlo, which can abort) is printed by MLIR's printer
+    there."""
+    src = tmp_path / "named.mlir"
+    src.write_text("module @m {\n" + NESTED + "}\n")
+    pipeline = (
+        "stablehlo-legalize-to-hlo,hlo-legalize-to-stablehlo,stablehlo-canonicalize-for-penguin"
+    )
+    proc = run(src, "-p", pipeline, "--mlir-print-ir-after-all", "--mlir-print-ir-module-scope")
+    assert proc.returncode == 0, proc.stderr
+    to_hlo, to_stablehlo = mlir_titles(
+        "builtin.module(stablehlo-legalize-to-hlo,hlo-legalize-to-stablehlo)"
+    )
+    assert dumps(proc.stderr.decode()) == [
+        f"After {t} ('builtin.module' operation: @m)"
+        for t in (to_hlo, to_stablehlo, ours(*FOR_PENGUIN))
+    ]
+
+
 def test_after_change_and_after_failure_narrow_after_all(tmp_path):
     """As in mlir-opt, --mlir-print-ir-after-change and --mlir-print-ir-after-failure
     narrow --mlir-print-ir-after-all, for native passes and ours alike."""

@@ -31,11 +31,20 @@ class NativeAbort(PassError):
         super().__init__(Diagnostic(Severity.ERROR, message, "unknown"))
 
 
-def run_isolated(pipeline: str, module: ir.Operation, verify: bool, label: str) -> None:
+def run_isolated(
+    pipeline: str,
+    module: ir.Operation,
+    verify: bool,
+    label: str,
+    printing: dict[str, object] | None = None,
+) -> None:
     """Run ``builtin.module(pipeline)`` on ``module`` in a child process and take its
     result. A failing pass raises MLIR's own error (``ir.MLIRError``), as it would in
-    this process; an abort raises :class:`NativeAbort`."""
+    this process; an abort raises :class:`NativeAbort`. ``printing``: MLIR's IR printer
+    prints the element's dumps (``PassManager.enable_ir_printing`` arguments), written to
+    stderr after the child."""
     import io
+    import json
 
     buffer = io.BytesIO()
     module.write_bytecode(buffer)
@@ -47,14 +56,15 @@ def run_isolated(pipeline: str, module: ir.Operation, verify: bool, label: str) 
         pipeline,
         "1" if verify else "0",
         "1" if ctx.allow_unregistered_dialects else "0",
+        json.dumps(printing),
     ]
     proc = subprocess.run(argv, input=buffer.getvalue(), capture_output=True)
     stderr = proc.stderr.decode(errors="replace")
     if proc.returncode == _FAILED:
         # The pass fails without aborting: run it here, for MLIR's own error and
         # diagnostics (exactly as without isolation).
-        pm = passmanager.PassManager.parse(f"builtin.module({pipeline})", context=ctx)
-        pm.enable_verifier(verify)
+        pm = pass_manager(pipeline, verify, printing)
+        sys.stderr.flush()
         pm.run(module)
         raise NativeAbort(f"{label} failed in a child process but not here")
     if proc.returncode != 0:
@@ -62,8 +72,26 @@ def run_isolated(pipeline: str, module: ir.Operation, verify: bool, label: str) 
 
         reason = fatal_line(stderr) or f"exit status {proc.returncode}"
         raise NativeAbort(f"{label} aborted the process ({reason})")
+    if printing is not None and stderr:
+        sys.stderr.write(stderr)
+        sys.stderr.flush()
     result = ir.Module.parse(proc.stdout, context=ctx).operation
     _take_over(module, result)
+
+
+def pass_manager(
+    pipeline: str, verify: bool, printing: dict[str, object] | None
+) -> passmanager.PassManager:
+    """``builtin.module(pipeline)`` in the current context, verifying if ``verify``, its
+    IR printed with ``printing`` (``enable_ir_printing`` arguments; module scope turns
+    the context's threads off, as MLIR's printer needs)."""
+    pm = passmanager.PassManager.parse(f"builtin.module({pipeline})")
+    pm.enable_verifier(verify)
+    if printing is not None:
+        if printing["print_module_scope"]:
+            ir.Context.current.enable_multithreading(False)
+        pm.enable_ir_printing(**printing)
+    return pm
 
 
 def _take_over(module: ir.Operation, result: ir.Operation) -> None:
@@ -82,16 +110,17 @@ def _take_over(module: ir.Operation, result: ir.Operation) -> None:
 
 
 def _child(argv: list[str]) -> int:
+    import json
+
     from .context import make_context
 
     pipeline, verify, unregistered = argv[0], argv[1] == "1", argv[2] == "1"
+    printing = json.loads(argv[3]) if len(argv) > 3 else None
     ctx = make_context(allow_unregistered=unregistered)
     with ctx, ir.Location.unknown(ctx):
         try:
             module = ir.Module.parse(sys.stdin.buffer.read())
-            pm = passmanager.PassManager.parse(f"builtin.module({pipeline})")
-            pm.enable_verifier(verify)
-            pm.run(module.operation)
+            pass_manager(pipeline, verify, printing).run(module.operation)
         except (ir.MLIRError, ValueError):  # a failure the parent reproduces
             return _FAILED
         module.operation.write_bytecode(sys.stdout.buffer)
@@ -101,6 +130,7 @@ def _child(argv: list[str]) -> int:
 __all__ = [
     "ABORTING_PASSES",
     "NativeAbort",
+    "pass_manager",
     "run_isolated",
 ]
 

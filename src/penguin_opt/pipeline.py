@@ -232,7 +232,12 @@ class IRPrinting:
             local_scope=self.local_scope,
             source_name=self.source_name,
         )
-        out.write(f"// -----// IR Dump {when} {_pass_title(el, module)} //----- //\n")
+        scope = ""
+        if self.module_scope:  # as MLIR's printer names the op a pass ran on
+            name = module.attributes["sym_name"] if "sym_name" in module.attributes else None
+            symbol = f": @{ir.StringAttr(name).value}" if name is not None else ""
+            scope = f" ('{module.name}' operation{symbol})"
+        out.write(f"// -----// IR Dump {when} {_pass_title(el, module)}{scope} //----- //\n")
         out.write(text if text.endswith("\n") else text + "\n")
         out.write("\n")
         out.flush()
@@ -364,8 +369,7 @@ class Pipeline:
                 if el.ours is None:
                     if penguin_seen is None:
                         penguin_seen = bool(penguin_sort.penguin_sorts(module))
-                    if not el.pass_names & ABORTING_PASSES:
-                        native = printing.native(el)
+                    native = printing.native(el)
                     # (MLIR's printer would show the expanded sorts native passes get)
                     if native is not None and penguin_seen and penguin_sort.penguin_sorts(module):
                         native = None
@@ -416,29 +420,24 @@ class Pipeline:
     ) -> None:
         """``printing``: MLIR's IR printer prints this element's dumps (to the stderr
         passed on after the pass), with these ``enable_ir_printing`` arguments."""
-        from .native_child import run_isolated
+        from .native_child import pass_manager, run_isolated
 
         text = _native_pipeline_text(el.text, ctx)
         marked = _expand_marked(module) if penguin_seen else 0
-        if el.pass_names & ABORTING_PASSES:  # an abort must not end this process
-            run_isolated(text, module, verify, el.label)
-        else:
-            pm = passmanager.PassManager.parse(f"builtin.module({text})", context=ctx)
-            pm.enable_verifier(verify)
-            threaded = ctx.get_num_threads() > 1
-            if printing is not None:
-                if printing["print_module_scope"] and threaded:  # (MLIR's printer needs it)
-                    ctx.enable_multithreading(False)
-                pm.enable_ir_printing(**printing)
-            # what native passes write to the C++ stderr (print-op-stats, warnings, IR
-            # dumps) is passed on after the pass; the line before an abort becomes part
-            # of ours
-            try:
+        threaded = ctx.get_num_threads() > 1  # (module-scope printing turns threads off)
+        try:
+            if el.pass_names & ABORTING_PASSES:  # an abort must not end this process
+                run_isolated(text, module, verify, el.label, printing)
+            else:
+                pm = pass_manager(text, verify, printing)
+                # what native passes write to the C++ stderr (print-op-stats, warnings,
+                # IR dumps) is passed on after the pass; the line before an abort
+                # becomes part of ours
                 with native_stderr_captured(forward=True):
                     pm.run(module)
-            finally:
-                if threaded and ctx.get_num_threads() == 1:
-                    ctx.enable_multithreading(True)
+        finally:
+            if threaded and ctx.get_num_threads() == 1:
+                ctx.enable_multithreading(True)
         if marked:
             _fuse_marked(module)
 
