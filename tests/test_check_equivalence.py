@@ -1279,3 +1279,84 @@ def test_a_daemonic_process_is_told_how_to_run_the_oracles(monkeypatch):
     assert multiprocessing.current_process().daemon
     with pytest.raises(equivalence.NotCheckable, match="DASK_DISTRIBUTED__WORKER__DAEMON=False"):
         equivalence.run_xla("func.func @main() {\n  return\n}\n", [])
+
+
+BF16_DOT = """func.func @main(%a: tensor<4x{n}xf32>, %b: tensor<{n}x3xf32>) -> tensor<4x3xf32> {{
+  %0 = stablehlo.convert %a : (tensor<4x{n}xf32>) -> tensor<4x{n}xbf16>
+  %1 = stablehlo.convert %b : (tensor<{n}x3xf32>) -> tensor<{n}x3xbf16>
+  %2 = stablehlo.dot_general %0, %1, contracting_dims = [1] x [0] : (tensor<4x{n}xbf16>, tensor<{n}x3xbf16>) -> tensor<4x3xf32>
+  %3 = {last}
+  return %3 : tensor<4x3xf32>
+}}
+"""
+
+
+@pytest.mark.parametrize("oracle", ["interpreter", "xla"])
+def test_a_tolerance_too_loose_to_tell_a_negation_is_not_a_match(oracle):
+    """A bf16 dot of 512 terms derives the tolerance 4 * 2^-7 * 512 = 16, within which a
+    negated result agrees (outside tester J): not checkable, never "match". Equal values
+    need no tolerance; a short dot's tolerance (0.5) still tells a negation; a tolerance
+    the user gives is the user's."""
+    same = "stablehlo.add %2, %2 : tensor<4x3xf32>"
+    negated = "stablehlo.negate %2 : tensor<4x3xf32>"
+    doubled = "stablehlo.multiply %2, %two : tensor<4x3xf32>"
+
+    def program(n: int, last: str) -> str:
+        text = BF16_DOT.format(n=n, last=last)
+        if "%two" in last:
+            text = text.replace(
+                "  %3 =", "  %two = stablehlo.constant dense<2.0> : tensor<4x3xf32>\n  %3 ="
+            )
+        return text
+
+    long_dot, long_negated = program(512, same), program(512, negated)
+    with pytest.raises(NotCheckable, match="cannot tell a result from its negation"):
+        check(long_dot, long_negated, oracle=oracle)
+    assert check(long_dot, program(512, doubled), oracle=oracle).ok  # x + x is 2 * x
+    short = check(program(16, same), program(16, negated), oracle=oracle)
+    assert not short.ok
+    given = check(long_dot, long_negated, oracle=oracle, rtol=1e-2, atol=1e-2)
+    assert not given.ok
+
+
+def test_npz_inputs_of_ml_dtypes(tmp_path):
+    """numpy saves bfloat16 and float8 arrays as raw bytes (|V2, |V1): they are read as
+    the argument's type (outside tester J: "input 0 is |V2[2], @main expects bf16[2]")."""
+    import ml_dtypes
+
+    from penguin_opt.equivalence import load_npz_inputs
+
+    bf16 = np.array([1.5, -2.25], dtype=ml_dtypes.bfloat16)
+    f8 = np.array([0.5, 448.0], dtype=ml_dtypes.float8_e4m3fn)
+    path = tmp_path / "in.npz"
+    np.savez(path, arg0=bf16, arg1=f8)
+    with np.load(path) as raw:
+        assert raw["arg0"].dtype.kind == "V"  # (what makes the reading necessary)
+    (arrays,) = load_npz_inputs(str(path), [((2,), "bf16"), ((2,), "f8E4M3FN")])
+    assert arrays[0].dtype == ml_dtypes.bfloat16
+    assert arrays[0].tobytes() == bf16.tobytes()
+    assert arrays[1].dtype == ml_dtypes.float8_e4m3fn
+    assert arrays[1].tobytes() == f8.tobytes()
+    program = (
+        "func.func @main(%x: tensor<2xbf16>, %y: tensor<2xf8E4M3FN>) -> tensor<2xbf16> {\n"
+        "  return %x : tensor<2xbf16>\n}\n"
+    )
+    assert check(program, program, inputs=[arrays]).ok
+
+
+def test_hlo_erf_runs_on_the_interpreter():
+    """XLA's HLO importer gives erf as mhlo.erf, which the legalization to StableHLO made
+    a custom call the interpreter cannot run: such programs were decided by XLA alone
+    (outside tester J: a one-ulp XLA difference was then a mismatch)."""
+    import penguin_opt
+
+    hlo = (
+        "HloModule erf_test\n\nENTRY main {\n  p = f32[4] parameter(0)\n"
+        "  e = f32[4] erf(p)\n  c = f32[] constant(2)\n"
+        "  b = f32[4] broadcast(c), dimensions={}\n  ROOT r = f32[4] multiply(e, b)\n}\n"
+    )
+    program = penguin_opt.to_text(penguin_opt.parse(hlo))
+    assert "mhlo.erf" in program
+    report = check(program, program, oracle="interpreter", rtol=0.0, atol=0.0)
+    assert report.ok, report.table()
+    assert report.oracle == "interpreter"

@@ -511,10 +511,17 @@ def model_id(model: tuple[str, str, str]) -> str:
 def check_model(relative: str, prefix: str, passes: str) -> None:
     before = corpus_model(relative, prefix)
     module = processed(before, f"inline,{passes}")
+    after = penguin_opt.to_text(module)
     executable = emit.render(module, "executable", name=relative)
     with make_context():
         stock_parse(executable)
-    assert_same_results(before, executable)
+    try:
+        assert_same_results(before, executable)
+        return
+    except equivalence.NotCheckable as err:  # an f16 model's long reductions
+        reason = str(err)
+    assert "cannot tell a result from its negation" in reason, reason
+    assert_same_results(after, executable)  # what the emitter must keep, exactly
 
 
 @pytest.mark.parametrize(
