@@ -233,6 +233,17 @@ def test_after_change_and_after_failure_narrow_after_all(tmp_path):
     assert failed.returncode == 1
     name, arg, options = FOR_PENGUIN
     assert dumps(failed.stderr.decode()) == [f"After {ours(name + ' Failed', arg, options)}"]
+    # a native pass that fails: MLIR's header, whether MLIR's printer prints the dump or
+    # penguin-opt does (--mlir-print-debuginfo: MLIR's printer names no source file)
+    refine = "stablehlo-refine-arguments{types='tensor<2xi32>,tensor<3xf32>'}"
+    headers = []
+    for extra in ([], ["--mlir-print-debuginfo"]):
+        proc = run(src, "-p", refine, "--mlir-print-ir-after-failure", *extra)
+        assert proc.returncode == 1
+        headers.append(dumps(proc.stderr.decode()))
+    assert headers[0] == headers[1], headers
+    (title,) = headers[0]
+    assert title.startswith("After StablehloRefineArgumentsPass Failed"), title
 
 
 def test_print_ir_before_and_after_named_passes():

@@ -247,9 +247,13 @@ def _pass_title(el: Element, module: ir.Operation) -> str:
     """How MLIR's IR printer of this jaxlib names a pass in a dump header: ``NAME: ARG``
     with every option spelled out (newer MLIR), or ``NAME (ARG)``. A native element of
     one pass has the title MLIR gives it; one of several passes, its text."""
-    if el.ours is None and el.display is None:
+    failed = el.display is not None and el.display.endswith(" Failed")
+    if el.ours is None and (el.display is None or failed):
         title = _native_title(el.text, module)
         if title is not None:
+            if failed:  # "CSEPass Failed: cse", "CSEPass Failed (cse)", as MLIR's
+                name, sep, arg = title.partition(": " if _colon_titles() else " (")
+                title = f"{name} Failed{sep}{arg}"
             return title
     if _colon_titles():
         arg = el.ours.pipeline_text() if el.ours is not None else el.text
