@@ -83,13 +83,14 @@ def pass_manager(
     pipeline: str, verify: bool, printing: dict[str, object] | None
 ) -> passmanager.PassManager:
     """``builtin.module(pipeline)`` in the current context, verifying if ``verify``, its
-    IR printed with ``printing`` (``enable_ir_printing`` arguments; module scope turns
-    the context's threads off, as MLIR's printer needs)."""
+    IR printed with ``printing`` (``enable_ir_printing`` arguments; it turns the
+    context's threads off: the caller turns them on again)."""
     pm = passmanager.PassManager.parse(f"builtin.module({pipeline})")
     pm.enable_verifier(verify)
     if printing is not None:
-        if printing["print_module_scope"]:
-            ir.Context.current.enable_multithreading(False)
+        # one function at a time: the dumps come in a fixed order, none cut into another
+        # (functions run in parallel print at once; module scope needs it anyway)
+        ir.Context.current.enable_multithreading(False)
         pm.enable_ir_printing(**printing)
     return pm
 

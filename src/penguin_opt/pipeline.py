@@ -428,7 +428,7 @@ class Pipeline:
 
         text = _native_pipeline_text(el.text, ctx)
         marked = _expand_marked(module) if penguin_seen else 0
-        threaded = ctx.get_num_threads() > 1  # (module-scope printing turns threads off)
+        threaded = ctx.get_num_threads() > 1  # (IR printing turns threads off)
         try:
             if el.pass_names & ABORTING_PASSES:  # an abort must not end this process
                 run_isolated(text, module, verify, el.label, printing)
