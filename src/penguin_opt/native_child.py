@@ -116,7 +116,7 @@ def _child(argv: list[str]) -> int:
     from .context import make_context
 
     pipeline, verify, unregistered = argv[0], argv[1] == "1", argv[2] == "1"
-    printing = json.loads(argv[3]) if len(argv) > 3 else None
+    printing = json.loads(argv[3])  # (run_isolated passes "null" for none)
     ctx = make_context(allow_unregistered=unregistered)
     with ctx, ir.Location.unknown(ctx):
         try:

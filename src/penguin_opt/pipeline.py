@@ -74,7 +74,6 @@ def split_top_level(text: str, sep: str = ",") -> list[str]:
 class Element:
     text: str
     ours: ModulePass | None = None
-    display: str | None = None  # the name IR dumps give the pass
 
     @property
     def label(self) -> str:
@@ -82,8 +81,6 @@ class Element:
 
     @property
     def display_name(self) -> str:
-        if self.display:
-            return self.display
         return type(self.ours).__name__ if self.ours else self.text
 
     @property
@@ -220,7 +217,16 @@ class IRPrinting:
             "print_generic_op_form": self.generic,
         }
 
-    def dump(self, when: str, el: Element, module: ir.Operation, out: TextIO | None = None) -> None:
+    def dump(
+        self,
+        when: str,
+        el: Element,
+        module: ir.Operation,
+        out: TextIO | None = None,
+        *,
+        failed: bool = False,
+    ) -> None:
+        """``failed``: the dump after ``el`` failed (``IR Dump After NAME Failed``)."""
         from .io import module_text
 
         out = out or sys.stderr
@@ -237,28 +243,27 @@ class IRPrinting:
             name = module.attributes["sym_name"] if "sym_name" in module.attributes else None
             symbol = f": @{ir.StringAttr(name).value}" if name is not None else ""
             scope = f" ('{module.name}' operation{symbol})"
-        out.write(f"// -----// IR Dump {when} {_pass_title(el, module)}{scope} //----- //\n")
+        title = _pass_title(el, module, failed)
+        out.write(f"// -----// IR Dump {when} {title}{scope} //----- //\n")
         out.write(text if text.endswith("\n") else text + "\n")
         out.write("\n")
         out.flush()
 
 
-def _pass_title(el: Element, module: ir.Operation) -> str:
+def _pass_title(el: Element, module: ir.Operation, failed: bool = False) -> str:
     """How MLIR's IR printer of this jaxlib names a pass in a dump header: ``NAME: ARG``
-    with every option spelled out (newer MLIR), or ``NAME (ARG)``. A native element of
-    one pass has the title MLIR gives it; one of several passes, its text."""
-    failed = el.display is not None and el.display.endswith(" Failed")
-    if el.ours is None and (el.display is None or failed):
-        title = _native_title(el.text, module)
-        if title is not None:
-            if failed:  # "CSEPass Failed: cse", "CSEPass Failed (cse)", as MLIR's
-                name, sep, arg = title.partition(": " if _colon_titles() else " (")
-                title = f"{name} Failed{sep}{arg}"
-            return title
-    if _colon_titles():
-        arg = el.ours.pipeline_text() if el.ours is not None else el.text
-        return f"{el.display_name}: {arg}"
-    return f"{el.display_name} ({el.label})"
+    with every option spelled out (newer MLIR), or ``NAME (ARG)``; ``NAME Failed`` after
+    a failure. A native element of one pass has the title MLIR gives it; one of several
+    passes, its text."""
+    colon = _colon_titles()
+    title = _native_title(el, module) if el.ours is None else None
+    if title is None:
+        arg = el.ours.pipeline_text() if el.ours is not None and colon else el.label
+        title = f"{el.display_name}: {arg}" if colon else f"{el.display_name} ({arg})"
+    if not failed:
+        return title
+    name, sep, arg = title.partition(": " if colon else " (")
+    return f"{name} Failed{sep}{arg}"  # "CSEPass Failed: cse", as MLIR's
 
 
 _TITLE_STYLE: list[bool] = []
@@ -291,22 +296,22 @@ def _colon_titles() -> bool:
     return _TITLE_STYLE[0]
 
 
-def _native_title(text: str, module: ir.Operation) -> str | None:
-    """MLIR's title for the one pass of the native element ``text`` (None for an element
-    of several passes, or of a pass that must run in a child process), learned once per
+def _native_title(el: Element, module: ir.Operation) -> str | None:
+    """MLIR's title for the one pass of the native element ``el`` (None for an element of
+    several passes, or of a pass that must run in a child process), learned once per
     element text from its printer, running the element on a copy of ``module`` as the
     pipeline gives it (a pass run on a module of its own might not run, or fail)."""
-    if text not in _NATIVE_TITLES:
+    if el.text not in _NATIVE_TITLES:
         title = None
-        if not frozenset(_PASS_NAME.findall(_without_options(text))) & ABORTING_PASSES:
-            pipeline = _native_pipeline_text(text, module.context)
+        if not el.pass_names & ABORTING_PASSES:
+            pipeline = _native_pipeline_text(el.text, module.context)
             copy = module.clone()
             with module.context, ir.Location.unknown():
                 _expand_marked(copy)
             titles = _printer_titles(pipeline, copy)
             title = titles[0] if len(titles) == 1 else None
-        _NATIVE_TITLES[text] = title
-    return _NATIVE_TITLES[text]
+        _NATIVE_TITLES[el.text] = title
+    return _NATIVE_TITLES[el.text]
 
 
 @dataclass
@@ -371,11 +376,10 @@ class Pipeline:
             for i, el in enumerate(self.elements):
                 native = None  # enable_ir_printing's arguments when MLIR prints el's dumps
                 if el.ours is None:
-                    if penguin_seen is None:
-                        penguin_seen = bool(penguin_sort.penguin_sorts(module))
                     native = printing.native(el)
-                    # (MLIR's printer would show the expanded sorts native passes get)
-                    if native is not None and penguin_seen and penguin_sort.penguin_sorts(module):
+                    if penguin_seen is None or (penguin_seen and native is not None):
+                        penguin_seen = bool(penguin_sort.penguin_sorts(module))
+                    if penguin_seen:  # (MLIR's printer would show the expanded sorts)
                         native = None
                 if native is None and printing.wants_before(el):
                     printing.dump("Before", el, module)
@@ -404,7 +408,7 @@ class Pipeline:
                     state.penguin_sorts, state.instance = None, {}
                     state.timings.append((el.label, time.perf_counter() - start))
                     if native is None and printing.wants_failed(el):
-                        printing.dump("After", _failed(el), module)
+                        printing.dump("After", el, module, failed=True)
                     raise
                 state.timings.append((el.label, time.perf_counter() - start))
                 if native is None and printing.wants_after(
@@ -448,10 +452,6 @@ class Pipeline:
 
 def _fingerprint(module: ir.Operation) -> str:
     return module.get_asm(print_generic_op_form=True, assume_verified=True, enable_debug_info=True)
-
-
-def _failed(el: Element) -> Element:
-    return Element(el.text, el.ours, display=f"{el.display_name} Failed")
 
 
 _RESOLVED: dict[str, str] = {}  # element text -> its module-anchored form (registration is

@@ -125,7 +125,7 @@ def target_functions(
     entry, public = entry_function(module)
     if entry is not None:
         return [entry]
-    if not public and not functions(module):
+    if not functions(module):
         return []
     names = ", ".join("@" + symbol_name(f) for f in public)
     raise PassError(
