@@ -1182,3 +1182,29 @@ def test_geometry_handed_on_equals_geometry_read(dialect):
         name = "stablehlo-canonicalize-conv" if dialect == "stablehlo" else "canonicalize-conv"
         after, _ = canonicalize(text, f"{name}{{canonicalize-small-extents=true}}")
         assert _rewrite_rereading_geometry(text, dialect) == after, c.label
+
+
+@pytest.mark.parametrize("dialect", ["stablehlo", "mhlo"])
+def test_convs_sharing_a_geometry_are_each_rewritten_as_alone(dialect):
+    """One pass run plans each conv geometry once (and each geometry with its types once):
+    convs of one geometry in other element types, or in other layouts of the same types,
+    come out as each would alone (every rewrite reading its own conv afresh)."""
+    shared = {"strides": (2, 2), "kernel": (3, 3), "padding": ((1, 1), (1, 1))}
+    # every tensor 4x4x4x4: the same types in any layout and either padding
+    square = {"spatial": (4, 4), "kernel": (4, 4), "batch": 4, "features": 4, "out_features": 4}
+    cases = [Conv(**shared, dtype=dtype) for dtype in DTYPES] + [
+        Conv(**shared),  # the first geometry again, after the others
+        Conv(**shared, rhs_dilation=(2, 1)),
+        *(Conv(**square, padding=((1, 2), (1, 2)), layout=lay) for lay in ("nhwc", "nchw")),
+        Conv(**square, padding=((2, 1), (2, 1))),
+    ]
+    functions = [module_text(c, dialect).replace("@main", f"@f{i}", 1) for i, c in enumerate(cases)]
+    text = "module {\n" + "".join(functions) + "}\n"
+    name = "stablehlo-canonicalize-conv" if dialect == "stablehlo" else "canonicalize-conv"
+    after, stats = canonicalize(text, f"{name}{{canonicalize-small-extents=true}}")
+    st = stats[name]["explicitlyStride"]
+    assert (st.matched, st.rewritten) == (len(cases), len(cases) - 4)
+    # the i8 -> i32 conv, and the unit-stride ones (explicitlyPad's alone)
+    assert dict(st.skipped) == {"mixed-integer-accumulation": 1, "unit-stride": 3}
+    assert stats[name]["explicitlyPad"].rewritten == len(cases)
+    assert _rewrite_rereading_geometry(text, dialect) == after

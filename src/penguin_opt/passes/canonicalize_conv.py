@@ -25,6 +25,7 @@ polyphase partial convs (the seed's single strided slice is kept for extent-1 ke
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import logging
 import math
@@ -87,6 +88,13 @@ class ConvGeometry:
     rhs_dilation: tuple[int, ...]
     reversal: tuple[bool, ...]
 
+    def __hash__(self) -> int:  # the plans' key, hashed once per geometry
+        return self._hash
+
+    @functools.cached_property
+    def _hash(self) -> int:
+        return hash(dataclasses.astuple(self))
+
     @property
     def input_extents(self) -> tuple[int, ...]:
         return tuple(self.lhs_shape[d] for d in self.input_spatial)
@@ -117,6 +125,26 @@ class _Memo:
         self._dims: dict[ir.Attribute, tuple[tuple[int, ...], ...]] = {}
         self._sums: dict[tuple[ir.Type, ...], str | None] = {}
         self._partials: dict[ir.Type, ir.Type] = {}
+        self._geometries: dict[tuple, ConvGeometry | None] = {}
+
+    def geometry(
+        self, op: ir.Operation, dialect: Dialect, attributes: dict[str, ir.Attribute]
+    ) -> ConvGeometry | None:
+        """``conv_geometry(op, dialect, self, attributes)``, one object per distinct
+        geometry: keyed by what it is read from (the operand and result types and the
+        window attributes; ``attributes`` are ``op``'s, by name)."""
+        operands = op.operands
+        key = (
+            operands[0].type,
+            operands[1].type,
+            op.results[0].type,
+            *[attributes.get(name) for name in _GEOMETRY_ATTRIBUTES],
+        )
+        try:
+            return self._geometries[key]
+        except KeyError:
+            g = self._geometries[key] = conv_geometry(op, dialect, self, attributes)
+            return g
 
     def shape(self, t: ir.Type) -> tuple[int, ...] | None:
         """``static_shape(t)``."""
@@ -187,6 +215,17 @@ class _Memo:
         except KeyError:
             reason = self._sums[key] = _inexact_sum(conv)
             return reason
+
+
+# Every attribute conv_geometry reads.
+_GEOMETRY_ATTRIBUTES = (
+    "dimension_numbers",
+    "padding",
+    "window_strides",
+    "lhs_dilation",
+    "rhs_dilation",
+    "window_reversal",
+)
 
 
 def _window_list(
@@ -314,10 +353,12 @@ class _Builder(_Memo):
         self._lists: dict[tuple[int, ...], ir.Attribute] = {}
         self._types: dict[tuple, ir.Type] = {}
         self._zeros: dict[ir.Type, ir.Attribute] = {}
-        self._slice_attributes: dict[_Slice, dict[str, ir.Attribute]] = {}
-        # explicitlyStride's partial convs per geometry (ExplicitlyStride._plan)
+        # explicitlyStride's partial convs per geometry (ExplicitlyStride._plan), and what
+        # it builds per geometry and types (ExplicitlyStride._steps)
         self.stride_plans: dict[ConvGeometry, tuple] = {}
-        self.pad_plans: dict[ConvGeometry, _PadPlan] = {}  # explicitlyPad's, likewise
+        self.stride_steps: dict[tuple, str | tuple] = {}
+        # explicitlyPad's, per geometry and lhs type: (plan, zero, the pad's result types)
+        self.pad_plans: dict[tuple, tuple[_PadPlan, ir.Attribute, list[ir.Type]]] = {}
         self._ip: ir.InsertionPoint | None = None
         self._loc: ir.Location | None = None
         # (a conv, its attributes by name): read once per conv, handed from rewrite to rewrite
@@ -387,19 +428,19 @@ class _Builder(_Memo):
             self._zeros[element] = attr
         return attr
 
-    def sliced(self, value: ir.Value, spec: _Slice | None, element: ir.Type) -> ir.Value:
-        """``slice(value)`` as ``spec`` says (of ``element`` type), or ``value`` itself when
-        ``spec`` is None (the identity)."""
+    def slicing(
+        self, spec: _Slice | None, element: ir.Type
+    ) -> tuple[list[ir.Type], dict[str, ir.Attribute]] | None:
+        """The result types and attributes of a slice as ``spec`` says, of ``element``
+        type (None when ``spec`` is None: the identity, no slice)."""
         if spec is None:
-            return value
-        attributes = self._slice_attributes.get(spec)
-        if attributes is None:
-            attributes = self._slice_attributes[spec] = {
-                "start_indices": self.i64_list(spec.starts),
-                "limit_indices": self.i64_list(spec.limits),
-                "strides": self.i64_list(spec.strides),
-            }
-        return self.create("slice", [self.tensor(spec.shape, element)], [value], attributes).result
+            return None
+        attributes = {
+            "start_indices": self.i64_list(spec.starts),
+            "limit_indices": self.i64_list(spec.limits),
+            "strides": self.i64_list(spec.strides),
+        }
+        return [self.tensor(spec.shape, element)], attributes
 
 
 @dataclass(frozen=True)
@@ -493,18 +534,19 @@ class ExplicitlyPad(_ConvRewriter):
             g = conv_geometry(conv, sweep.dialect, b)
         if all(p == (0, 0) for p in g.padding) and all(dil == 1 for dil in g.lhs_dilation):
             return conv, "zero-padding", g
-        plan = b.pad_plans.get(g)
-        if plan is None:
-            plan = b.pad_plans[g] = self._plan(g, b)
         operands = conv.operands
         lhs = operands[0]
-        element = b.element(lhs.type)
-        zero = b.zero(conv, element)
+        key = (g, lhs.type)
+        built = b.pad_plans.get(key)
+        if built is None:  # per geometry and lhs type: the plan, the zero, the pad's type
+            plan = self._plan(g, b)
+            element = b.element(lhs.type)
+            zero = b.zero(conv, element)
+            built = b.pad_plans[key] = (plan, zero, [b.tensor(plan.padded.lhs_shape, element)])
+        plan, zero, padded_types = built
         b.before(conv)
         cst = b.create("constant", [zero.type], [], {"value": zero})
-        pad = b.create(
-            "pad", [b.tensor(plan.padded.lhs_shape, element)], [lhs, cst.result], plan.pad
-        )
+        pad = b.create("pad", padded_types, [lhs, cst.result], plan.pad)
         attributes = b.attributes(conv)
         attributes["padding"] = plan.no_padding
         if "lhs_dilation" in attributes or plan.dilated:
@@ -667,28 +709,26 @@ class ExplicitlyStride(_ConvRewriter):
         if any(p != (0, 0) for p in g.padding) or any(dil != 1 for dil in g.lhs_dilation):
             # unreachable after explicitlyPad; kept as a guard
             return conv, "implicit-padding", g
-        plan = b.stride_plans.get(g)
-        if plan is None:
-            plan = b.stride_plans[g] = self._plan(g)
-        result_type = partial_type = conv.results[0].type
-        if len(plan) > 1:
-            reason = b.inexact_sum(conv)
-            if reason is not None:
-                return conv, reason, g
-            partial_type = b.partial_type(result_type)
-        b.before(conv)
+        result_type = conv.results[0].type
         lhs, rhs = conv.operands
-        lhs_element, rhs_element = b.element(lhs.type), b.element(rhs.type)
+        key = (g, result_type, lhs.type, rhs.type)
+        steps = b.stride_steps.get(key)
+        if steps is None:  # programs repeat their convs: each kind planned once a run
+            steps = b.stride_steps[key] = self._steps(conv, g, b, key[1:])
+        if isinstance(steps, str):
+            return conv, steps, g
+        partial_type, unit_strides, phases = steps
+        b.before(conv)
         base = b.attributes(conv)
         keep_dilation = "rhs_dilation" in base
-        base["window_strides"] = b.i64_list([1] * len(g.strides))
+        base["window_strides"] = unit_strides
         total = None
-        for x_slice, w_slice, dilation in plan:
-            x = b.sliced(lhs, x_slice, lhs_element)
-            w = b.sliced(rhs, w_slice, rhs_element)
-            attributes = dict(base)
-            if keep_dilation or any(r != 1 for r in dilation):
-                attributes["rhs_dilation"] = b.i64_list(dilation)
+        for x_slice, w_slice, dilation, dilated in phases:
+            x = lhs if x_slice is None else b.create("slice", x_slice[0], [lhs], x_slice[1]).result
+            w = rhs if w_slice is None else b.create("slice", w_slice[0], [rhs], w_slice[1]).result
+            attributes = base
+            if keep_dilation or dilated:
+                attributes = {**base, "rhs_dilation": dilation}
             part = b.create("convolution", [partial_type], [x, w], attributes).result
             total = (
                 part if total is None else b.create("add", [partial_type], [total, part], {}).result
@@ -697,6 +737,39 @@ class ExplicitlyStride(_ConvRewriter):
             total = b.create("convert", [result_type], [total], {}).result
         sweep.replace(conv, [total])
         return total.owner, None, None
+
+    def _steps(
+        self,
+        conv: ir.Operation,
+        g: ConvGeometry,
+        b: _Builder,
+        types: tuple[ir.Type, ir.Type, ir.Type],
+    ) -> str | tuple[ir.Type, ir.Attribute, list[tuple]]:
+        """What rewriting a strided conv of geometry ``g`` and (result, lhs, rhs) ``types``
+        builds: the partial convs' result type, the unit window strides, and per partial
+        conv its lhs slice and kernel slice ((result types, attributes), or None for the
+        operand itself), its rhs_dilation and whether that is other than 1; or why it is
+        skipped."""
+        plan = b.stride_plans.get(g)
+        if plan is None:
+            plan = b.stride_plans[g] = self._plan(g)
+        result_type, lhs_type, rhs_type = types
+        partial_type = result_type
+        if len(plan) > 1:
+            reason = b.inexact_sum(conv)
+            if reason is not None:
+                return reason
+            partial_type = b.partial_type(result_type)
+        elements = (b.element(lhs_type), b.element(rhs_type))
+        phases = [
+            (
+                *(b.slicing(spec, element) for spec, element in zip(slices, elements, strict=True)),
+                b.i64_list(dilation),
+                any(r != 1 for r in dilation),
+            )
+            for *slices, dilation in plan
+        ]
+        return partial_type, b.i64_list([1] * len(g.strides)), phases
 
     @classmethod
     def _plan(
@@ -890,13 +963,23 @@ class CanonicalizeConv(ModulePass):
         convs, state.penguin_sorts = _convolutions_and_penguin_sorts(functions(module), d)
         if not convs:
             warn_if_other_dialect(functions(module), d.prefix, self.name, state)
+        verdicts: dict[ConvGeometry, str | None] = {}  # the gate's, per geometry
         for conv in convs:
             try:  # every attribute, read once: the geometry's and the rewrites'
                 attributes = attrs_of(conv)
             except UnreadableAttribute:  # the gate's reason first, as for any conv
                 attributes = None
-            g = conv_geometry(conv, d, builder, attributes)
-            reason = gate.reject(conv, d, g)
+            if attributes is None:
+                g = conv_geometry(conv, d, builder)
+                reason = gate.reject(conv, d, g)
+            else:
+                g = builder.geometry(conv, d, attributes)
+                if g is None:
+                    reason = gate.reject(conv, d, g)
+                elif g in verdicts:
+                    reason = verdicts[g]
+                else:
+                    reason = verdicts[g] = gate.reject(conv, d, g)
             if reason is None and attributes is None:
                 reason = "attribute-not-readable"  # the rewrites rebuild the conv
             if reason is None:
