@@ -311,6 +311,10 @@ def test_negative_zeros_are_rewritten_in_constants_only():
         '  e = s32[] constant(0), metadata={op_name="a-0"}\n'
         "  f = f32[] constant(-0)\n"
         '  g = f32[3]{0} add(a, b), metadata={op_name="x -0 y"}\n'
+        '  h = f32[2]{0} constant({-0, 1}), metadata={op_name="x -0 y" source_line=-0}\n'
+        "  t = (f32[], f32[1]{0}) constant((-0, {-0}))\n"
+        '  i = f32[] add(a, b), metadata={op_name="x constant(-0) y"}\n'
+        "  u = f32[] constant(-0)"
     )
     assert emit.negative_zeros_kept(text) == (
         "  c = f32[3]{0} constant({-0.0, 1, -0.5})\n"
@@ -318,6 +322,10 @@ def test_negative_zeros_are_rewritten_in_constants_only():
         '  e = s32[] constant(0), metadata={op_name="a-0"}\n'
         "  f = f32[] constant(-0.0)\n"
         '  g = f32[3]{0} add(a, b), metadata={op_name="x -0 y"}\n'
+        '  h = f32[2]{0} constant({-0.0, 1}), metadata={op_name="x -0 y" source_line=-0}\n'
+        "  t = (f32[], f32[1]{0}) constant((-0.0, {-0.0}))\n"
+        '  i = f32[] add(a, b), metadata={op_name="x constant(-0) y"}\n'
+        "  u = f32[] constant(-0.0)"
     )
 
 

@@ -308,15 +308,41 @@ def _convert_in_child(bytecode: bytes, kind: str) -> tuple[bool, str | bytes]:
 # A "-0" element of a literal, which XLA's HLO printer writes for a float -0.0 and its
 # parser reads back as +0.0 (an integer token); "-0.0" reads as -0.0.
 _NEGATIVE_ZERO = re.compile(r"(?<=[({,\s])-0(?=[,})\s])")
-_CONSTANT_LINE = re.compile(r"^.* constant\(.*$", re.M)
+_CONSTANT = re.compile(r" constant\(")
 
 
 def negative_zeros_kept(hlo_text: str) -> str:
     """HLO text whose float constants keep their negative zeros when XLA reads it
-    (``-0`` -> ``-0.0`` in constant literals; integers never print ``-0``)."""
+    (``-0`` -> ``-0.0`` in constant literals, not in the rest of their lines, such as a
+    metadata string; integers never print ``-0``)."""
     if "-0" not in hlo_text:
         return hlo_text
-    return _CONSTANT_LINE.sub(lambda m: _NEGATIVE_ZERO.sub("-0.0", m.group()), hlo_text)
+    parts, done = [], 0
+    for match in _CONSTANT.finditer(hlo_text):
+        start = match.end()
+        if start < done or '"' in hlo_text[hlo_text.rfind("\n", 0, start) + 1 : start]:
+            continue  # inside the literal just rewritten, or in a string (metadata)
+        end = _literal_end(hlo_text, start) + 1  # with its parentheses: "(-0)"
+        parts += [hlo_text[done : start - 1], _NEGATIVE_ZERO.sub("-0.0", hlo_text[start - 1 : end])]
+        done = end
+    return "".join([*parts, hlo_text[done:]])
+
+
+def _literal_end(text: str, start: int) -> int:
+    """Where the literal that opens at ``text[start - 1]`` (``(``) closes: the index of its
+    ``)`` (tuple literals nest parentheses), or of the line's end if it never closes."""
+    depth = 1
+    for match in _LITERAL_EDGE.finditer(text, start):
+        char = match.group()
+        if char == "\n":
+            return match.start()
+        depth += 1 if char == "(" else -1
+        if not depth:
+            return match.start()
+    return len(text)
+
+
+_LITERAL_EDGE = re.compile(r"[()\n]")
 
 
 _STATUS = re.compile(r"^[A-Z_]+: ")  # absl status codes: "UNKNOWN: ", "INVALID_ARGUMENT: "
