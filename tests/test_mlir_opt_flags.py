@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import subprocess
 import sys
@@ -98,7 +99,8 @@ with ctx:
 EMPTY_FUNCTION = "func.func private @f() {\n  return\n}\n"
 
 
-def mlir_titles(pipeline: str, source: str = EMPTY_FUNCTION) -> list[str]:
+@functools.cache  # a child process per pipeline, once per test run
+def mlir_titles(pipeline: str, source: str = EMPTY_FUNCTION) -> tuple[str, ...]:
     """The titles MLIR's own IR printer (this jaxlib's, driven directly) gives the passes
     of ``pipeline``: what mlir-opt of the same LLVM prints in its dump headers."""
     proc = subprocess.run(
@@ -108,7 +110,7 @@ def mlir_titles(pipeline: str, source: str = EMPTY_FUNCTION) -> list[str]:
         check=True,
     )
     found = re.findall(r"^// -----// IR Dump Before (.*) //----- //$", proc.stderr.decode(), re.M)
-    return list(dict.fromkeys(found))
+    return tuple(dict.fromkeys(found))
 
 
 def ours(name: str, arg: str, options: str) -> str:
