@@ -337,6 +337,178 @@ class _Minimal:
         return done
 
 
+def minimal_convs(dialect, ops: list) -> int:
+    """canonicalize-conv's two rewrites of each of ``ops`` (every conv, after the
+    for-penguin pass) as one minimal loop: per conv, its attributes and operand types read,
+    the pad and the partial convs of its (cached) plan created, its uses replaced, the conv
+    erased; no intermediate padded conv, no gate reasons, no statistics. Plans come from
+    our own planning code, once per conv shape (as ours, not priced per op); it handles
+    what the synthetic module holds: f32 convs that are padded and strided."""
+    from jaxlib.mlir import ir
+
+    from penguin_opt.passes.base import RunState
+    from penguin_opt.passes.canonicalize_conv import (
+        ConvGate,
+        ExplicitlyPad,
+        ExplicitlyStride,
+        _Builder,
+        conv_geometry,
+    )
+    from penguin_opt.passes.sweep import Sweep
+
+    builder = _Builder(Sweep(dialect, "minimal", RunState(), {}))  # plans only
+    gate, plans, done = ConvGate(), {}, 0
+    names = {m: dialect.op(m) for m in ("constant", "pad", "slice", "convolution", "add")}
+    window = ("window_strides", "padding", "lhs_dilation", "rhs_dilation", "window_reversal")
+    for conv in ops:
+        attrs = conv.attributes
+        attributes = {name: attrs[name] for name in attrs}
+        lhs, rhs = conv.operands
+        result = conv.result
+        key = (
+            lhs.type,
+            rhs.type,
+            result.type,
+            attributes["dimension_numbers"],
+            *(attributes.get(name) for name in window),
+        )
+        plan = plans.get(key)
+        if plan is None:  # once per conv shape
+            g = conv_geometry(conv, dialect, builder, attributes)
+            if gate.reject(conv, dialect, g) is not None:
+                raise SystemExit("minimal_convs: a conv the gate rejects")
+            padded = ExplicitlyPad._plan(g, builder)
+            element = builder.element(lhs.type)
+            if str(element) != "f32" or all(s == 1 for s in g.strides):
+                raise SystemExit("minimal_convs: handles padded, strided f32 convs only")
+            zero = builder.zero(conv, element)
+
+            def sliced(spec, el):
+                if spec is None:
+                    return None
+                return (
+                    builder.tensor(spec.shape, el),
+                    {
+                        "start_indices": builder.i64_list(spec.starts),
+                        "limit_indices": builder.i64_list(spec.limits),
+                        "strides": builder.i64_list(spec.strides),
+                    },
+                )
+
+            rhs_element = builder.element(rhs.type)
+            parts = [
+                (sliced(x, element), sliced(w, rhs_element), d)
+                for x, w, d in ExplicitlyStride._plan(padded.padded)
+            ]
+            if any(r != 1 for _, _, d in parts for r in d) or len(parts) < 2:
+                raise SystemExit("minimal_convs: handles convs without rhs_dilation only")
+            plan = plans[key] = (
+                zero,
+                builder.tensor(padded.padded.lhs_shape, element),
+                padded.pad,
+                padded.no_padding,
+                builder.i64_list([1] * len(g.strides)),
+                parts,
+            )
+        zero, padded_type, pad_attributes, no_padding, unit, parts = plan
+        loc, ip = conv.location, ir.InsertionPoint(conv)
+        cst = ir.Operation.create(
+            names["constant"], results=[zero.type], attributes={"value": zero}, loc=loc, ip=ip
+        )
+        pad = ir.Operation.create(
+            names["pad"],
+            results=[padded_type],
+            operands=[lhs, cst.result],
+            attributes=pad_attributes,
+            loc=loc,
+            ip=ip,
+        ).result
+        attributes["padding"] = no_padding
+        attributes["window_strides"] = unit
+        result_type, total = result.type, None
+        for x_slice, w_slice, _ in parts:
+            x = pad
+            if x_slice is not None:
+                x = ir.Operation.create(
+                    names["slice"],
+                    results=[x_slice[0]],
+                    operands=[pad],
+                    attributes=x_slice[1],
+                    loc=loc,
+                    ip=ip,
+                ).result
+            w = rhs
+            if w_slice is not None:
+                w = ir.Operation.create(
+                    names["slice"],
+                    results=[w_slice[0]],
+                    operands=[rhs],
+                    attributes=w_slice[1],
+                    loc=loc,
+                    ip=ip,
+                ).result
+            part = ir.Operation.create(
+                names["convolution"],
+                results=[result_type],
+                operands=[x, w],
+                attributes=attributes,
+                loc=loc,
+                ip=ip,
+            ).result
+            if total is not None:
+                part = ir.Operation.create(
+                    names["add"], results=[result_type], operands=[total, part], loc=loc, ip=ip
+                ).result
+            total = part
+        result.replace_all_uses_with(total)
+        conv.erase()
+        done += 1
+    return done
+
+
+def _compare_conv(master, dialect_name: str, reps: int) -> tuple[int, float, float]:
+    """(convs, ours s, minimal s): the conv pass's run (its walk included) against a
+    name-dispatched walk and :func:`minimal_convs`, each on a clone of ``master`` that the
+    for-penguin pass has run on (the state a pipeline hands the conv pass)."""
+    from penguin_opt.passes import PASSES
+    from penguin_opt.passes.base import RunState
+    from penguin_opt.passes.sweep import collect
+
+    names = pass_names(dialect_name)
+    first, conv_pass = PASSES[names["for-penguin"]](), PASSES[names["conv"]]()
+    conv_name = conv_pass.dialect.op("convolution")
+    texts: dict[str, str] = {}
+    roots = [0]
+
+    def prepared():
+        module = master.clone()
+        first.run(module, RunState())
+        return module
+
+    def finish(label: str) -> Callable:
+        def done(module) -> None:
+            if label not in texts:
+                texts[label] = module.get_asm()
+            module.erase()
+
+        return done
+
+    def minimal(module) -> None:
+        functions = list(module.regions[0].blocks[0].operations)
+        roots[0] = minimal_convs(conv_pass.dialect, collect(functions, [conv_name])[conv_name])
+
+    timings = measure_alternating(
+        {
+            "ours": (lambda m: conv_pass.run(m, RunState()), prepared, finish("ours")),
+            "minimal": (minimal, prepared, finish("minimal")),
+        },
+        reps=reps,
+    )
+    if texts["ours"] != texts["minimal"]:
+        raise SystemExit(f"{conv_pass.name}: the minimal loop's output differs")
+    return roots[0], timings["ours"].cpu, timings["minimal"].cpu
+
+
 def _compare_one(master, pass_, index: int, loop: Callable, reps: int) -> tuple[int, float, float]:
     """(roots, ours s, minimal s) for rewriter ``index`` of ``pass_``'s table."""
     from penguin_opt.passes.base import RunState
@@ -375,12 +547,17 @@ def _compare_one(master, pass_, index: int, loop: Callable, reps: int) -> tuple[
     return roots[0], timings["ours"].cpu, timings["minimal"].cpu
 
 
+CONV_ROW = "canonicalize-conv"  # the conv pass's two rewrites, as one row
+
+
 def compare(
     dialect: str, size: int, reps: int, only: set[str] | None = None
-) -> list[tuple[str, int, float, float]]:
-    """(rewriter, roots, ours µs/root, minimal µs/root) per rewriter with a minimal loop."""
+) -> tuple[list[tuple[str, int, float, float]], int]:
+    """((rewriter, roots, ours µs/root, minimal µs/root) per rewriter with a minimal loop,
+    the conv pass last; the module's op count)."""
     from jaxlib.mlir import ir
 
+    from benchmarks.run import count_ops
     from penguin_opt.context import make_context
     from penguin_opt.passes import PASSES
     from penguin_opt.penguin_sort import parse_text
@@ -391,6 +568,7 @@ def compare(
     rows = []
     with make_context() as ctx, ir.Location.unknown(ctx):
         master = parse_text(path.read_text(), str(path))
+        ops = count_ops(master)
         for index, rewriter in enumerate(pass_.rewriters()):
             loop = loops.get(rewriter.name)
             if loop is None or (only and rewriter.name not in only):
@@ -398,8 +576,12 @@ def compare(
             roots, ours, least = _compare_one(master, pass_, index, loop, reps)
             n = max(roots, 1)
             rows.append((rewriter.name, roots, ours / n * 1e6, least / n * 1e6))
+        if "conv" in pass_names(dialect) and (not only or CONV_ROW in only):
+            roots, ours, least = _compare_conv(master, dialect, reps)
+            n = max(roots, 1)
+            rows.append((CONV_ROW, roots, ours / n * 1e6, least / n * 1e6))
         master.operation.erase()
-    return rows
+    return rows, ops
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -407,17 +589,32 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--size", default="100k", help="synthetic module size (default 100k)")
     p.add_argument("--dialects", default="stablehlo,mhlo")
     p.add_argument("--reps", type=int, default=5, help="repetitions, min taken (default 5)")
-    p.add_argument("--rewriters", default="", help="comma-separated names (default: all)")
+    p.add_argument(
+        "--rewriters",
+        default="",
+        help=f"comma-separated names, {CONV_ROW} for the conv pass (default: all)",
+    )
     args = p.parse_args(argv)
     only = set(filter(None, args.rewriters.split(",")))
     size = parse_size(args.size)
     print("| dialect | rewriter | roots | ours µs/root | minimal µs/root | ours / minimal |")
     print("|---|---|---:|---:|---:|---:|")
+    totals = []
     for dialect in args.dialects.split(","):
-        for name, roots, ours, least in compare(dialect, size, args.reps, only):
+        rows, ops = compare(dialect, size, args.reps, only)
+        for name, roots, ours, least in rows:
             ratio = ours / least
             print(f"| {dialect} | {name} | {roots:,} | {ours:.2f} | {least:.2f} | {ratio:.2f} |")
             sys.stdout.flush()
+        # per op of the module: the rows' seconds (µs per root x roots) over its ops
+        ours = sum(r[1] * r[2] for r in rows) / ops
+        least = sum(r[1] * r[3] for r in rows) / ops
+        totals.append((dialect, len(rows), ops, ours, least))
+    print()
+    print("| dialect | rows | module ops | ours µs/op | minimal µs/op | ours / minimal |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for dialect, n, ops, ours, least in totals:
+        print(f"| {dialect} | {n} | {ops:,} | {ours:.2f} | {least:.2f} | {ours / least:.2f} |")
     return 0
 
 
