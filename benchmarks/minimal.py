@@ -15,6 +15,12 @@ the first repetition checks that both leave byte-identical module text, so a min
 cannot drift into doing less. ``ours / minimal`` is what our protocol, sweep and general
 matching cost over the binding calls themselves: the share of a rewriter's time that any
 restructuring in Python could still remove.
+
+Two more rows, each on a module the for-penguin pass has run on: the conv pass (its walk
+and both rewrites, as one minimal loop) and the penguin-aware verifier's swap of the
+penguin-form sorts for their expansions and back (the verification itself is the
+floor's). A total per dialect follows, in µs per op of the module: with the floor's
+verification and the walk that lists the roots, what no implementation can skip.
 """
 
 from __future__ import annotations
@@ -509,6 +515,116 @@ def _compare_conv(master, dialect_name: str, reps: int) -> tuple[int, float, flo
     return roots[0], timings["ours"].cpu, timings["minimal"].cpu
 
 
+def minimal_swap(sorts: list, iota_name: str) -> list:
+    """The verifier's swap of each penguin-form sort for its expansion (an iota, and a sort
+    with it as last operand, the comparator moved over, the uses taken over), as a minimal
+    loop; returns what :func:`minimal_swap_back` undoes. It handles what the synthetic
+    module holds: sorts with a non-negative ``dimension``."""
+    from jaxlib.mlir import ir
+
+    swapped = []
+    for sort in sorts:
+        attrs = sort.attributes
+        attributes = {name: attrs[name] for name in attrs}
+        results = sort.results
+        types = list(results.types)
+        loc, ip = sort.location, ir.InsertionPoint(sort)
+        iota = ir.Operation.create(
+            iota_name,
+            results=[types[-1]],
+            attributes={"iota_dimension": attributes["dimension"]},
+            loc=loc,
+            ip=ip,
+        )
+        expanded = ir.Operation.create(
+            sort.name,
+            results=types,
+            operands=[*sort.operands, iota.result],
+            attributes=attributes,
+            regions=1,
+            loc=loc,
+            ip=ip,
+        )
+        sort.regions[0].blocks[0].append_to(expanded.regions[0])
+        for old, new in zip(results, expanded.results, strict=True):
+            old.replace_all_uses_with(new)
+        sort.detach_from_parent()
+        swapped.append((sort, expanded, iota))
+    return swapped
+
+
+def minimal_swap_back(swapped: list) -> None:
+    """Undo :func:`minimal_swap`: each sort back in its place, the expansions erased."""
+    from jaxlib.mlir import ir
+
+    for sort, expanded, iota in swapped:
+        ir.InsertionPoint(expanded).insert(sort)
+        expanded.regions[0].blocks[0].append_to(sort.regions[0])
+        for old, new in zip(expanded.results, sort.results, strict=True):
+            old.replace_all_uses_with(new)
+        expanded.erase()
+        iota.erase()
+
+
+def _compare_swap(master, dialect_name: str, reps: int) -> tuple[int, float, float]:
+    """(penguin-form sorts, ours s, minimal s): the penguin-aware verifier's swap of the
+    sorts for their expansions and back (the verification itself left out: the floor
+    prices it), ours (``penguin_sort``'s) against :func:`minimal_swap`, each on a clone of
+    ``master`` that the for-penguin pass has run on, its sorts listed beforehand (the conv
+    pass's walk lists them for the verifier)."""
+    from penguin_opt import penguin_sort
+    from penguin_opt.passes import PASSES
+    from penguin_opt.passes.base import RunState
+    from penguin_opt.passes.sweep import collect
+
+    first = PASSES[pass_names(dialect_name)["for-penguin"]]()
+    d = first.dialect
+    iota_name = d.op("iota")
+
+    def prepared():
+        module = master.clone()
+        first.run(module, RunState())
+        functions = list(module.regions[0].blocks[0].operations)
+        sorts = collect(functions, [d.op("sort")])[d.op("sort")]
+        return module, [s for s in sorts if penguin_sort.is_penguin_sort(s)]
+
+    def minimal(arg) -> None:
+        minimal_swap_back(minimal_swap(arg[1], iota_name))
+
+    def ours_in(sorts: list) -> list:
+        swapped: list = []
+        penguin_sort._swap_in_expansions(sorts, swapped)
+        return swapped
+
+    def ours(arg) -> None:
+        penguin_sort._swap_back(ours_in(arg[1]))
+
+    # Both expand to the same text and come back to the text they started from.
+    texts = []
+    for swap_in, swap_back in (
+        (ours_in, penguin_sort._swap_back),
+        (lambda sorts: minimal_swap(sorts, iota_name), minimal_swap_back),
+    ):
+        module, sorts = prepared()
+        roots, before = len(sorts), module.get_asm()
+        swapped = swap_in(sorts)
+        texts.append(module.get_asm())
+        swap_back(swapped)
+        if module.get_asm() != before:
+            raise SystemExit("penguin-sort swap: the module did not come back as it was")
+        module.erase()
+    if texts[0] != texts[1]:
+        raise SystemExit("penguin-sort swap: the minimal loop's expansion differs")
+    timings = measure_alternating(
+        {
+            "ours": (ours, prepared, lambda arg: arg[0].erase()),
+            "minimal": (minimal, prepared, lambda arg: arg[0].erase()),
+        },
+        reps=reps,
+    )
+    return roots, timings["ours"].cpu, timings["minimal"].cpu
+
+
 def _compare_one(master, pass_, index: int, loop: Callable, reps: int) -> tuple[int, float, float]:
     """(roots, ours s, minimal s) for rewriter ``index`` of ``pass_``'s table."""
     from penguin_opt.passes.base import RunState
@@ -548,6 +664,7 @@ def _compare_one(master, pass_, index: int, loop: Callable, reps: int) -> tuple[
 
 
 CONV_ROW = "canonicalize-conv"  # the conv pass's two rewrites, as one row
+SWAP_ROW = "penguin-sort swap"  # the penguin-aware verifier's swap of sorts, and back
 
 
 def compare(
@@ -580,6 +697,10 @@ def compare(
             roots, ours, least = _compare_conv(master, dialect, reps)
             n = max(roots, 1)
             rows.append((CONV_ROW, roots, ours / n * 1e6, least / n * 1e6))
+        if not only or SWAP_ROW in only:
+            roots, ours, least = _compare_swap(master, dialect, reps)
+            n = max(roots, 1)
+            rows.append((SWAP_ROW, roots, ours / n * 1e6, least / n * 1e6))
         master.operation.erase()
     return rows, ops
 
@@ -592,7 +713,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--rewriters",
         default="",
-        help=f"comma-separated names, {CONV_ROW} for the conv pass (default: all)",
+        help=f"comma-separated names, '{CONV_ROW}' for the conv pass, '{SWAP_ROW}' for the "
+        "verifier's swap of penguin-form sorts (default: all)",
     )
     args = p.parse_args(argv)
     only = set(filter(None, args.rewriters.split(",")))

@@ -421,16 +421,23 @@ def test_measure_alternating_interleaves_and_rotates(monkeypatch):
 
 def test_minimal_loops_do_what_our_rewriters_do(tmp_path):
     """`python -m benchmarks.minimal` on the 1k modules: it exits 0 only if each minimal
-    loop leaves the module text our rewriter (or the conv pass) leaves, and prints a row
-    per rewriter and a total per dialect."""
+    loop leaves the module text our rewriter (or the conv pass, or the verifier's swap of
+    sorts) leaves, and prints a row per rewriter and a total per dialect."""
     proc = _benchmark(tmp_path, "minimal", "--size", "1k", "--reps", "1")
     table, totals = proc.stdout.split("\n\n")
     rows = [line for line in table.splitlines() if line.startswith("| ")][1:]
-    assert len(rows) == 18, proc.stdout  # (8 rewriters + the conv pass) x 2 dialects
-    assert [row.split("|")[2].strip() for row in rows[8::9]] == ["canonicalize-conv"] * 2
+    assert len(rows) == 20, proc.stdout  # (8 rewriters, the conv pass, the swap) x 2 dialects
+    assert [row.split("|")[2].strip() for row in rows[8:10]] == [
+        "canonicalize-conv",
+        "penguin-sort swap",
+    ]
+    assert [row.split("|")[2].strip() for row in rows[18:]] == [
+        "canonicalize-conv",
+        "penguin-sort swap",
+    ]
     for row in rows:
         ours, least = (float(cell) for cell in row.split("|")[4:6])
         assert ours > 0, row
         assert least > 0, row
     sums = [line for line in totals.splitlines() if line.startswith("| ")][1:]
-    assert [row.split("|")[1:3] for row in sums] == [[" stablehlo ", " 9 "], [" mhlo ", " 9 "]]
+    assert [row.split("|")[1:3] for row in sums] == [[" stablehlo ", " 10 "], [" mhlo ", " 10 "]]
