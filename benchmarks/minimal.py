@@ -433,30 +433,22 @@ def minimal_convs(dialect, ops: list) -> int:
         attributes["window_strides"] = unit
         result_type, total = result.type, None
         for x_slice, w_slice, _ in parts:
-            x = pad
-            if x_slice is not None:
-                x = ir.Operation.create(
-                    names["slice"],
-                    results=[x_slice[0]],
-                    operands=[pad],
-                    attributes=x_slice[1],
-                    loc=loc,
-                    ip=ip,
-                ).result
-            w = rhs
-            if w_slice is not None:
-                w = ir.Operation.create(
-                    names["slice"],
-                    results=[w_slice[0]],
-                    operands=[rhs],
-                    attributes=w_slice[1],
-                    loc=loc,
-                    ip=ip,
-                ).result
+            operands = []
+            for value, spec in ((pad, x_slice), (rhs, w_slice)):  # each sliced, or whole
+                if spec is not None:
+                    value = ir.Operation.create(
+                        names["slice"],
+                        results=[spec[0]],
+                        operands=[value],
+                        attributes=spec[1],
+                        loc=loc,
+                        ip=ip,
+                    ).result
+                operands.append(value)
             part = ir.Operation.create(
                 names["convolution"],
                 results=[result_type],
-                operands=[x, w],
+                operands=operands,
                 attributes=attributes,
                 loc=loc,
                 ip=ip,
