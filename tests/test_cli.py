@@ -717,3 +717,48 @@ def test_help_shows_optional_values_as_optional():
         [sys.executable, "-m", "penguin_opt.check_cli", "--help"], capture_output=True, text=True
     )
     assert "show Python tracebacks on errors" in check.stdout, check.stdout + check.stderr
+
+
+TF_METADATA = """HloModule tf_meta
+
+ENTRY main {
+  x = f32[1,8,8,2]{3,2,1,0} parameter(0)
+  w = f32[3,3,2,4]{3,2,1,0} parameter(1)
+  a = f32[1,4,4,4]{3,2,1,0} convolution(x, w), window={size=3x3 stride=2x2 pad=0_1x0_1}, dim_labels=b01f_01io->b01f, metadata={op_type="Conv2D" op_name="conv_a" source_file="/site-packages/tensorflow/python/framework/ops.py" source_line=1221}
+  b = f32[1,4,4,4]{3,2,1,0} convolution(x, w), window={size=3x3 stride=2x2 pad=0_1x0_1}, dim_labels=b01f_01io->b01f, metadata={op_type="Conv2D" op_name="conv_b" source_file="dummy_file_name" source_line=10}
+  c = f32[1,4,4,4]{3,2,1,0} convolution(x, w), window={size=3x3 stride=2x2 pad=0_1x0_1}, dim_labels=b01f_01io->b01f, metadata={op_type="Conv2D" op_name="conv_c"}
+  ROOT t = (f32[1,4,4,4]{3,2,1,0}, f32[1,4,4,4]{3,2,1,0}, f32[1,4,4,4]{3,2,1,0}) tuple(a, b, c)
+}
+"""
+
+
+def test_tensorflow_metadata_places_findings_at_the_instruction(tmp_path):
+    """TensorFlow's metadata (op_type, op_name, its own wrapper as source_file) names no
+    line of the user's file: findings go to the instruction's line, whether the importer
+    names the op ``"conv_a"`` or (newer jaxlibs) ``"Conv2D:"("conv_a")``."""
+    from penguin_opt.passes.base import location_triple_text
+
+    path = tmp_path / "tf.hlo"
+    path.write_text(TF_METADATA)
+    proc = penguin_opt(
+        path,
+        "-p",
+        "inline,stablehlo-canonicalize-conv{max-stride-or-padding=0}",
+        "--penguin-readiness",
+        "-o",
+        tmp_path / "out.mlir",
+    )
+    assert proc.returncode == 0, proc.stderr
+    where = [line.split(": warning")[0] for line in proc.stderr.decode().splitlines()[:3]]
+    assert where == [f"{path}:{n}:3" for n in (6, 7, 8)]
+    # the location forms of the importers of jaxlib 0.9-0.12.1, whichever this one has
+    import penguin_opt as api
+
+    api.load(TF_METADATA, name="tf2.hlo")
+    tf_file = '"/site-packages/tensorflow/python/framework/ops.py":1221:0'
+    for loc in (
+        f'loc(fused["conv_a", {tf_file}])',
+        f'loc(fused["Conv2D:"("conv_a"), {tf_file}])',
+    ):
+        assert location_triple_text(loc, "tf2.hlo") == "tf2.hlo:6:3", loc
+    assert location_triple_text('loc("Conv2D:"("conv_c"))', "tf2.hlo") == "tf2.hlo:8:3"

@@ -152,13 +152,12 @@ def release_named_positions(source: str) -> None:
     _NAMED_SOURCES.pop(source, None)
 
 
-def location_name(loc_text: str) -> str | None:
-    """The first name of a location's text that names no file (``loc("add.3")``, the
-    ``"jit(f)/add"`` of ``loc("jit(f)/add"("x.py":3:4))``), wherever nested."""
-    for match in _STRING.finditer(loc_text):
-        if match.group(2) is None:
-            return match.group(1)
-    return None
+def location_names(loc_text: str) -> list[str]:
+    """The names of a location's text that name no file, in order, wherever nested
+    (``loc("add.3")``; the ``"jit(f)/add"`` of ``loc("jit(f)/add"("x.py":3:4))``; both of
+    ``loc("Conv2D:"("conv_a"))``, where newer XLA importers put TensorFlow's op_type
+    around the op_name)."""
+    return [m.group(1) for m in _STRING.finditer(loc_text) if m.group(2) is None]
 
 
 _HLO_OPCODES = {  # where the HLO opcode is not the mnemonic with dashes

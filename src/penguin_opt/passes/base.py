@@ -61,12 +61,12 @@ def location_triple_text(
     when the input was HLO text (see ``ir_util.register_named_positions``; ``kind``, the
     op's name, picks among the instructions of a shared op_name), else at its first file
     position."""
-    from ..ir_util import _LOC, location_name, named_position
+    from ..ir_util import _LOC, location_names, named_position
 
-    name = location_name(loc_text)  # an HLO text's instruction first: its own position
-    position = None if name is None else named_position(default_file, name, kind)
-    if position is not None:
-        return f"{default_file}:{position[0]}:{position[1]}"
+    for name in location_names(loc_text):  # an HLO text's instruction first: its position
+        position = named_position(default_file, name, kind)
+        if position is not None:
+            return f"{default_file}:{position[0]}:{position[1]}"
     match = _LOC.search(loc_text)
     if match is None:
         return None
