@@ -600,3 +600,26 @@ def test_mlir_ops_map_to_the_hlo_opcodes_they_are_imported_from():
     ]  # fmt: skip
     assert op_named_in("'stablehlo.sort' op requires one region") == "stablehlo.sort"
     assert op_named_in("expected 2 operands") is None
+
+
+def test_zero_sized_mhlo_op_in_a_stablehlo_program_names_why_it_stays():
+    """XLA's importer leaves some HLO opcodes (copy) as MHLO ops in a StableHLO program:
+    the StableHLO pass ran and left a zero-sized one, and the finding says why (not that
+    the program is MHLO)."""
+    text = """func.func @main(%p: tensor<0x4xf32>) -> (tensor<0x4xf32>, tensor<0x4xf32>) {
+  %c = mhlo.copy %p : tensor<0x4xf32>
+  %n = stablehlo.negate %p : tensor<0x4xf32>
+  return %c, %n : tensor<0x4xf32>, tensor<0x4xf32>
+}
+"""
+    found, _ = report(text)
+    zero = [f for f in found if f.kind == "zero-sized"]
+    assert len(zero) == 1, found  # the negate is replaced by an empty constant
+    assert zero[0].message.startswith("'mhlo.copy' has only zero-element results")
+    assert "an MHLO op: stablehlo-canonicalize-for-penguin's removeDeadZeroSizedTensorOps" in (
+        zero[0].message
+    )
+    found, _ = report(text.replace("stablehlo.negate", "mhlo.negate"), "canonicalize-for-penguin")
+    messages = [f.message for f in found if f.kind == "zero-sized"]
+    assert len(messages) == 2, messages  # the copy and the negate: an MHLO program
+    assert all("the MHLO twin has no removeDeadZeroSizedTensorOps" in m for m in messages)

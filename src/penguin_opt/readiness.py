@@ -238,20 +238,23 @@ def _live(module: ir.Operation) -> ir.Operation:
 class _PipelineFacts:
     gates: dict  # dialect prefix -> ConvGate of the pipeline's (last) conv pass of it
     resize_mode: str | None  # the (first) for-penguin pass's resize-nearest-grad-mode
+    for_penguin: frozenset[str] = frozenset()  # the dialects of the for-penguin passes run
 
     @staticmethod
     def of(pipeline: Pipeline | None) -> _PipelineFacts:
         from .passes.canonicalize_conv import CanonicalizeConv
         from .passes.canonicalize_for_penguin import CanonicalizeForPenguin
 
-        gates, mode = {}, None
+        gates, mode, for_penguin = {}, None, set()
         for el in getattr(pipeline, "elements", ()) or ():
             ours = el.ours
             if isinstance(ours, CanonicalizeConv):
                 gates[ours.dialect.prefix] = ours.gate()
-            elif isinstance(ours, CanonicalizeForPenguin) and mode is None:
-                mode = ours.resize_nearest_grad_mode
-        return _PipelineFacts(gates, mode)
+            elif isinstance(ours, CanonicalizeForPenguin):
+                for_penguin.add(ours.dialect.prefix)
+                if mode is None:
+                    mode = ours.resize_nearest_grad_mode
+        return _PipelineFacts(gates, mode, frozenset(for_penguin))
 
 
 # --------------------------------------------------------------------------- helpers
@@ -585,7 +588,12 @@ class _Scan:
         if RemoveDeadZeroSizedTensorOps.skip_reason(op, prefix) is not None:
             return
         shown = ", ".join(str(t) for t in types)
-        if prefix == "mhlo":
+        if prefix == "mhlo" and "stablehlo" in self.facts.for_penguin:
+            why = (  # an MHLO op left in a StableHLO program (XLA's importer makes some)
+                f"an MHLO op: {_FOR_PENGUIN['stablehlo']}'s removeDeadZeroSizedTensorOps "
+                "rewrites StableHLO ops only, and the MHLO twin has none"
+            )
+        elif prefix == "mhlo":
             why = "the MHLO twin has no removeDeadZeroSizedTensorOps"
         else:
             why = (
