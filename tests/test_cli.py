@@ -295,7 +295,8 @@ def test_hlo_text_with_elided_constants_is_read_with_one_warning_line(tmp_path):
     assert proc.stderr.decode().splitlines() == [
         f"{src}:5:22: warning: 2 constants with elided values (constant({{...}})): XLA's HLO "
         "parser fills them with placeholder values, not the model's, and so will the output "
-        "(dump with XLA_FLAGS=--xla_dump_large_constants)"
+        "(dump with XLA_FLAGS=--xla_dump_large_constants, or read the HLO proto: "
+        "TensorFlow's stage='hlo_serialized')"
     ]
     assert "stablehlo.constant" in out.read_text()
     # a batch says it once for the file, as a line of its report

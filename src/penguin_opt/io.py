@@ -562,7 +562,8 @@ def _warn_elided_constants(name: str, text: str) -> None:
         ElidedConstantsWarning(
             f"{name}:{line}:{column}: warning: {constants} with elided values "
             "(constant({...})): XLA's HLO parser fills them with placeholder values, not the "
-            "model's, and so will the output (dump with XLA_FLAGS=--xla_dump_large_constants)"
+            "model's, and so will the output (dump with XLA_FLAGS=--xla_dump_large_constants, "
+            "or read the HLO proto: TensorFlow's stage='hlo_serialized')"
         ),
         stacklevel=2,
     )
