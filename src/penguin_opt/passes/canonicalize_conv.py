@@ -971,15 +971,14 @@ class CanonicalizeConv(ModulePass):
                 attributes = None
             if attributes is None:
                 g = conv_geometry(conv, d, builder)
-                reason = gate.reject(conv, d, g)
             else:
                 g = builder.geometry(conv, d, attributes)
-                if g is None:
-                    reason = gate.reject(conv, d, g)
-                elif g in verdicts:
-                    reason = verdicts[g]
-                else:
-                    reason = verdicts[g] = gate.reject(conv, d, g)
+            if g is None:  # the gate reads the conv itself
+                reason = gate.reject(conv, d, g)
+            elif g in verdicts:
+                reason = verdicts[g]
+            else:
+                reason = verdicts[g] = gate.reject(conv, d, g)
             if reason is None and attributes is None:
                 reason = "attribute-not-readable"  # the rewrites rebuild the conv
             if reason is None:
