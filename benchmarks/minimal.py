@@ -349,11 +349,13 @@ def minimal_convs(dialect, ops: list) -> int:
     the pad and the partial convs of its (cached) plan created, its uses replaced, the conv
     erased; no intermediate padded conv, no gate reasons, no statistics. Plans come from
     our own planning code, once per conv shape (as ours, not priced per op); it handles
-    what the synthetic module holds: f32 convs that are padded and strided."""
+    what the synthetic module holds: padded convs strided into several phases whose sums
+    keep the result type, without rhs_dilation."""
     from jaxlib.mlir import ir
 
     from penguin_opt.passes.base import RunState
     from penguin_opt.passes.canonicalize_conv import (
+        _GEOMETRY_ATTRIBUTES,
         ConvGate,
         ExplicitlyPad,
         ExplicitlyStride,
@@ -363,9 +365,8 @@ def minimal_convs(dialect, ops: list) -> int:
     from penguin_opt.passes.sweep import Sweep
 
     builder = _Builder(Sweep(dialect, "minimal", RunState(), {}))  # plans only
-    gate, plans, done = ConvGate(), {}, 0
+    gate, stride, plans, done = ConvGate(), ExplicitlyStride(), {}, 0
     names = {m: dialect.op(m) for m in ("constant", "pad", "slice", "convolution", "add")}
-    window = ("window_strides", "padding", "lhs_dilation", "rhs_dilation", "window_reversal")
     for conv in ops:
         attrs = conv.attributes
         attributes = {name: attrs[name] for name in attrs}
@@ -375,46 +376,28 @@ def minimal_convs(dialect, ops: list) -> int:
             lhs.type,
             rhs.type,
             result.type,
-            attributes["dimension_numbers"],
-            *(attributes.get(name) for name in window),
+            *(attributes.get(name) for name in _GEOMETRY_ATTRIBUTES),
         )
         plan = plans.get(key)
-        if plan is None:  # once per conv shape
+        if plan is None:  # once per conv shape, by our own planning code
             g = conv_geometry(conv, dialect, builder, attributes)
             if gate.reject(conv, dialect, g) is not None:
                 raise SystemExit("minimal_convs: a conv the gate rejects")
             padded = ExplicitlyPad._plan(g, builder)
             element = builder.element(lhs.type)
-            if str(element) != "f32" or all(s == 1 for s in g.strides):
+            padded_type = builder.tensor(padded.padded.lhs_shape, element)
+            steps = stride._steps(conv, padded.padded, builder, (key[2], padded_type, key[1]))
+            if isinstance(steps, str) or steps[0] != key[2] or len(steps[2]) < 2:
                 raise SystemExit("minimal_convs: handles padded, strided f32 convs only")
-            zero = builder.zero(conv, element)
-
-            def sliced(spec, el):
-                if spec is None:
-                    return None
-                return (
-                    builder.tensor(spec.shape, el),
-                    {
-                        "start_indices": builder.i64_list(spec.starts),
-                        "limit_indices": builder.i64_list(spec.limits),
-                        "strides": builder.i64_list(spec.strides),
-                    },
-                )
-
-            rhs_element = builder.element(rhs.type)
-            parts = [
-                (sliced(x, element), sliced(w, rhs_element), d)
-                for x, w, d in ExplicitlyStride._plan(padded.padded)
-            ]
-            if any(r != 1 for _, _, d in parts for r in d) or len(parts) < 2:
+            if any(dilated for *_, dilated in steps[2]):
                 raise SystemExit("minimal_convs: handles convs without rhs_dilation only")
             plan = plans[key] = (
-                zero,
-                builder.tensor(padded.padded.lhs_shape, element),
+                builder.zero(conv, element),
+                padded_type,
                 padded.pad,
                 padded.no_padding,
-                builder.i64_list([1] * len(g.strides)),
-                parts,
+                steps[1],  # the unit window strides
+                steps[2],  # per partial conv: its lhs slice and kernel slice, or None
             )
         zero, padded_type, pad_attributes, no_padding, unit, parts = plan
         loc, ip = conv.location, ir.InsertionPoint(conv)
@@ -432,13 +415,13 @@ def minimal_convs(dialect, ops: list) -> int:
         attributes["padding"] = no_padding
         attributes["window_strides"] = unit
         result_type, total = result.type, None
-        for x_slice, w_slice, _ in parts:
+        for x_slice, w_slice, _, _ in parts:
             operands = []
             for value, spec in ((pad, x_slice), (rhs, w_slice)):  # each sliced, or whole
                 if spec is not None:
                     value = ir.Operation.create(
                         names["slice"],
-                        results=[spec[0]],
+                        results=spec[0],
                         operands=[value],
                         attributes=spec[1],
                         loc=loc,
